@@ -1,0 +1,79 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "Pushworker",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pushworker", targets: ["pushworker"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.35.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+    ],
+    targets: [
+        // C libraries: the only places that see raw pointers are the thin wrappers that import these.
+        .systemLibrary(name: "CRabbitMQ", pkgConfig: "librabbitmq", providers: [.apt(["librabbitmq-dev"])]),
+        // hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM rejects; the headers are on the default path.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "PushCore", swiftSettings: strict),
+        .target(name: "AMQP", dependencies: [
+            "CRabbitMQ",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "Redis", dependencies: [
+            "CHiredis",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "HTTP2", dependencies: [
+            "CNghttp2", "COpenSSL",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "APNs", dependencies: [
+            "HTTP2", "PushCore", "COpenSSL",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "Sandbox", dependencies: [
+            "PushCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        .target(name: "Worker", dependencies: [
+            "AMQP", "Redis", "APNs", "PushCore",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: strict),
+        .executableTarget(name: "pushworker", dependencies: [
+            "Worker", "Sandbox", "APNs", "Redis", "AMQP", "PushCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: strict),
+
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

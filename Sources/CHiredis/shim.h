@@ -1,0 +1,4 @@
+#ifndef PUSHWORKER_CHIREDIS_SHIM_H
+#define PUSHWORKER_CHIREDIS_SHIM_H
+#include <hiredis/hiredis.h>
+#endif
