@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Starts (or stops) a loopback-only RabbitMQ and Redis as plain background processes, with their
+# data under one state folder. `stop` ends only the processes this script started (their pid files).
+#   ops/services.sh start | stop | status
+# Env: PUSHWORKER_SERVICES_DIR (default /tmp/pushworker-services), AMQP_PORT (5672), REDIS_PORT (6379).
+set -euo pipefail
+dir=${PUSHWORKER_SERVICES_DIR:-/tmp/pushworker-services}
+amqp_port=${AMQP_PORT:-5672}
+redis_port=${REDIS_PORT:-6379}
+mkdir -p "$dir"
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+rabbit_env() {
+  export HOME="$dir/rabbitmq"                     # the Erlang cookie lives here, not in /var/lib
+  export RABBITMQ_NODENAME="pushworker@localhost"
+  export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+  export RABBITMQ_NODE_PORT="$amqp_port"
+  export RABBITMQ_DIST_PORT=$((amqp_port + 20000))
+  export ERL_EPMD_ADDRESS=127.0.0.1
+  export RABBITMQ_MNESIA_BASE="$dir/rabbitmq/mnesia"
+  export RABBITMQ_LOG_BASE="$dir/rabbitmq/log"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$dir/rabbitmq/enabled_plugins"
+  export RABBITMQ_CONFIG_FILE="$dir/rabbitmq/rabbitmq"   # .conf is appended
+  export RABBITMQ_PID_FILE="$dir/rabbitmq/rabbitmq.pid"
+  mkdir -p "$HOME" "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
+  [ -f "$RABBITMQ_ENABLED_PLUGINS_FILE" ] || echo "[]." > "$RABBITMQ_ENABLED_PLUGINS_FILE"
+  [ -f "$RABBITMQ_CONFIG_FILE.conf" ] || printf 'loopback_users = none\nlisteners.tcp.default = 127.0.0.1:%s\n' "$amqp_port" > "$RABBITMQ_CONFIG_FILE.conf"
+}
+
+wait_for() { # name, seconds, command...
+  local name=$1 secs=$2; shift 2
+  for ((i = 0; i < secs * 4; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.25; done
+  echo "ops/services: $name did not come up within ${secs}s; see $dir" >&2; return 1
+}
+
+start_redis() {
+  if port_open "$redis_port"; then echo "redis: already answering on 127.0.0.1:$redis_port (reused)"; return; fi
+  mkdir -p "$dir/redis"
+  redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$dir/redis" --save "" --appendonly no \
+    --daemonize no --logfile "$dir/redis/redis.log" >/dev/null 2>&1 &
+  echo $! > "$dir/redis/redis.pid"
+  wait_for redis 20 redis-cli -h 127.0.0.1 -p "$redis_port" ping
+  echo "redis: started on 127.0.0.1:$redis_port (pid $(cat "$dir/redis/redis.pid"))"
+}
+
+start_rabbitmq() {
+  if port_open "$amqp_port"; then echo "rabbitmq: already answering on 127.0.0.1:$amqp_port (reused)"; return; fi
+  rabbit_env
+  pgrep -x epmd >/dev/null || { epmd -address 127.0.0.1 -daemon; touch "$dir/rabbitmq/epmd.started"; }
+  /usr/lib/rabbitmq/bin/rabbitmq-server > "$RABBITMQ_LOG_BASE/startup.log" 2>&1 &
+  echo $! > "$dir/rabbitmq/server.pid"
+  wait_for rabbitmq 90 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup
+  wait_for rabbitmq-port 30 port_open "$amqp_port"
+  echo "rabbitmq: started on 127.0.0.1:$amqp_port (pid $(cat "$dir/rabbitmq/server.pid"))"
+}
+
+stop_pidfile() { # file
+  local f=$1
+  [ -f "$f" ] || return 0
+  local pid; pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 60; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+stop_rabbitmq() {
+  [ -f "$dir/rabbitmq/server.pid" ] || return 0
+  rabbit_env
+  /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" stop >/dev/null 2>&1 || true
+  stop_pidfile "$dir/rabbitmq/server.pid"
+  # The Erlang VM is a child of the start script; end what is still tied to our node name.
+  pkill -f -- "-sname $RABBITMQ_NODENAME" 2>/dev/null || true
+  if [ -f "$dir/rabbitmq/epmd.started" ]; then epmd -kill >/dev/null 2>&1 || true; rm -f "$dir/rabbitmq/epmd.started"; fi
+  echo "rabbitmq: stopped"
+}
+
+case "${1:-start}" in
+  start) start_redis; start_rabbitmq ;;
+  stop) stop_pidfile "$dir/redis/redis.pid" && echo "redis: stopped"; stop_rabbitmq ;;
+  restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
+  restart-redis) stop_pidfile "$dir/redis/redis.pid"; start_redis ;;
+  status)
+    port_open "$redis_port" && echo "redis: up on $redis_port" || echo "redis: down"
+    port_open "$amqp_port" && echo "rabbitmq: up on $amqp_port" || echo "rabbitmq: down" ;;
+  *) echo "usage: $0 start|stop|status|restart-rabbitmq|restart-redis" >&2; exit 2 ;;
+esac
