@@ -1,0 +1,79 @@
+/// Writes small flat JSON objects straight into bytes. Events and re-published jobs are built on the
+/// hot path, where going through Foundation's object graph costs more than the whole send.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    private var needsComma = false
+
+    public init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    public mutating func field(_ key: String, _ value: String?) {
+        guard let value else { return key.isEmpty ? () : rawField(key, "null") }
+        appendKey(key)
+        Self.appendString(value, to: &bytes)
+    }
+
+    public mutating func field(_ key: String, _ value: Int?) {
+        guard let value else { return rawField(key, "null") }
+        appendKey(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func field(_ key: String, _ value: Double) {
+        appendKey(key)
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func field(_ key: String, strings: [String]) {
+        appendKey(key)
+        bytes.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Self.appendString(string, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `json` must already be valid JSON (a payload we parsed and re-serialised ourselves).
+    public mutating func field(_ key: String, rawJSON json: [UInt8]) {
+        appendKey(key)
+        bytes.append(contentsOf: json)
+    }
+
+    public mutating func rawField(_ key: String, _ json: String) {
+        appendKey(key)
+        bytes.append(contentsOf: json.utf8)
+    }
+
+    public consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func appendKey(_ key: String) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+        Self.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xf)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

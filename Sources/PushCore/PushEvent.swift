@@ -1,0 +1,67 @@
+/// What the worker tells applications on the `push.results` topic exchange (DESIGN.md "Events").
+public enum PushEvent: Sendable, Hashable {
+    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?)
+    case deliveryFailed(token: String, status: Int, reason: String, attempts: Int)
+    case jobRejected(error: String, field: String?)
+    case jobCompleted(JobCounts)
+
+    public var routingKey: String {
+        switch self {
+        case .tokenInvalid: "token.invalid"
+        case .deliveryFailed: "delivery.failed"
+        case .jobRejected: "job.rejected"
+        case .jobCompleted: "job.completed"
+        }
+    }
+
+    /// The event body: the event's own fields plus `job_id`, `app` and `time` (RFC 3339, UTC).
+    public func body(jobID: String?, app: String?, time: UnixTime) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.field("event", routingKey)
+        writer.field("job_id", jobID)
+        writer.field("app", app)
+        writer.field("time", time.rfc3339)
+        switch self {
+        case let .tokenInvalid(token, reason, status, timestamp):
+            writer.field("token", token)
+            writer.field("reason", reason)
+            writer.field("status", status)
+            writer.field("timestamp", timestamp)
+        case let .deliveryFailed(token, status, reason, attempts):
+            writer.field("token", token)
+            writer.field("status", status)
+            writer.field("reason", reason)
+            writer.field("attempts", attempts)
+        case let .jobRejected(error, field):
+            writer.field("error", error)
+            writer.field("field", field)
+        case let .jobCompleted(counts):
+            writer.field("chunk", counts.chunk)
+            writer.field("devices", counts.devices)
+            writer.field("sent", counts.sent)
+            writer.field("failed", counts.failed)
+            writer.field("invalid", counts.invalid)
+            writer.field("retried", counts.retried)
+            writer.field("chunks", counts.chunks)
+            writer.field("attempt", counts.attempt)
+            writer.field("duration_ms", counts.durationMilliseconds)
+        }
+        return writer.finish()
+    }
+}
+
+/// The `job.completed` tally for one job or chunk.
+public struct JobCounts: Sendable, Hashable {
+    public var devices = 0
+    public var sent = 0
+    public var failed = 0
+    public var invalid = 0
+    public var retried = 0
+    /// Chunk jobs this job was split into (they report their own completion).
+    public var chunks = 0
+    public var chunk: Int?
+    public var attempt = 1
+    public var durationMilliseconds = 0
+
+    public init() {}
+}

@@ -1,0 +1,34 @@
+/// Where a retryable device goes next: one delay queue per delay (TTL + dead-letter back to the job
+/// queue), because a per-message TTL only expires at the head of a queue and a long delay would hold
+/// up the short ones behind it.
+public struct RetryPolicy: Sendable, Hashable {
+    public var delays: [Duration]
+    public var jobQueue: String
+
+    public static let defaultDelays: [Duration] = [.seconds(1), .seconds(5), .seconds(30), .seconds(120), .seconds(600)]
+
+    public init(delays: [Duration] = RetryPolicy.defaultDelays, jobQueue: String = "push.jobs") {
+        self.delays = delays
+        self.jobQueue = jobQueue
+    }
+
+    /// Total tries a device gets: the first one plus one per delay.
+    public var maxAttempts: Int { delays.count + 1 }
+
+    /// The delay queue for a job that has already been tried `attempts` times, or nil when the
+    /// retries are used up.
+    public func delayQueue(afterAttempts attempts: Int) -> (name: String, delay: Duration)? {
+        guard attempts >= 1, attempts <= delays.count else { return nil }
+        let delay = delays[attempts - 1]
+        return (Self.queueName(for: delay, jobQueue: jobQueue), delay)
+    }
+
+    public var queueNames: [(name: String, delay: Duration)] {
+        delays.map { (Self.queueName(for: $0, jobQueue: jobQueue), $0) }
+    }
+
+    static func queueName(for delay: Duration, jobQueue: String) -> String {
+        // Named after the delay: a queue's TTL cannot change once declared, so a new delay is a new queue.
+        "\(jobQueue).retry.\(DurationText.format(delay))"
+    }
+}
