@@ -1,0 +1,100 @@
+import Foundation
+import HTTP2
+import Logging
+import PushCore
+
+/// Sends notifications for one app over a pool of HTTP/2 connections and turns every answer, or
+/// the lack of one, into a `DeliveryOutcome`. It never throws per notification: a transport
+/// failure is an outcome too (retryable), so no device can fall through the cracks.
+public final class APNsClient: Sendable {
+    public let configuration: APNsConfiguration
+    private let http: HTTP2Client
+    private let builder: APNsRequestBuilder
+    private let logger: Logger
+
+    public init(configuration: APNsConfiguration, logger: Logger) throws(APNsConfigurationError) {
+        let endpoint = try configuration.endpoint()
+        var http = HTTP2ClientConfiguration(host: endpoint.host, port: endpoint.port)
+        http.extraCAFile = configuration.extraCAFile
+        http.proxy = configuration.proxy
+        http.maxConnections = configuration.maxConnections
+        http.requestTimeout = configuration.requestTimeout
+        http.connectTimeout = configuration.connectTimeout
+        if case let .certificate(identity) = configuration.credentials { http.identity = identity }
+        self.configuration = configuration
+        self.http = HTTP2Client(configuration: http, logger: logger)
+        self.builder = APNsRequestBuilder(defaultTopic: configuration.topic)
+        self.logger = logger
+    }
+
+    public var tokenProvider: APNsTokenProvider? {
+        if case let .token(provider) = configuration.credentials { return provider }
+        return nil
+    }
+
+    public var statistics: HTTP2ClientStatistics { http.statistics }
+
+    /// `completion` runs on the connection pool's I/O thread: keep it short.
+    public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsResult) -> Void) {
+        let request: HTTP2Request
+        do {
+            let authorization = try tokenProvider?.authorizationHeader()
+            request = try builder.request(for: notification, authorization: authorization)
+        } catch let problem as APNsRequestProblem {
+            completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(status: 400, reason: problem.reason)))
+            return
+        } catch {
+            completion(APNsResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
+            return
+        }
+        http.send(request) { result in
+            switch result {
+            case let .success(response):
+                completion(Self.result(from: response))
+            case let .failure(error):
+                completion(Self.result(from: error))
+            }
+        }
+    }
+
+    public func send(_ notification: APNsNotification) async -> APNsResult {
+        await withCheckedContinuation { continuation in
+            send(notification) { continuation.resume(returning: $0) }
+        }
+    }
+
+    public func shutdown() async {
+        await http.shutdown()
+    }
+
+    static func result(from response: HTTP2Response) -> APNsResult {
+        let apnsID = response.header("apns-id")
+        guard response.status != 200 else {
+            return APNsResult(status: 200, reason: nil, apnsID: apnsID, outcome: .sent)
+        }
+        var reason: String?
+        var timestamp: Int?
+        if !response.body.isEmpty,
+           let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] {
+            reason = object["reason"] as? String
+            if let number = object["timestamp"] as? NSNumber { timestamp = number.intValue }
+        }
+        return APNsResult(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID,
+                          outcome: DeliveryOutcome(status: response.status, reason: reason))
+    }
+
+    static func result(from error: HTTP2Error) -> APNsResult {
+        // No answer means APNs may or may not have the notification; retrying risks a duplicate,
+        // not retrying risks a loss, and the contract is at-least-once.
+        let reason: String = switch error.kind {
+        case .connectFailed: "ConnectFailed"
+        case .tlsFailed: "TLSFailed"
+        case .refused: "Refused"
+        case .connectionLost: "ConnectionLost"
+        case .timeout: "Timeout"
+        case .protocolError: "ProtocolError"
+        case .shutdown: "Shutdown"
+        }
+        return APNsResult(status: 0, reason: reason, outcome: .retryable(reason: "\(reason): \(error.message)"))
+    }
+}

@@ -1,0 +1,44 @@
+import PushCore
+
+/// One notification for one device, ready to become an HTTP/2 request.
+public struct APNsNotification: Sendable {
+    public var token: DeviceToken
+    public var topic: String?
+    public var pushType: APNsPushType
+    public var priority: Int
+    public var expiration: Int
+    public var collapseID: String?
+    public var apnsID: String?
+    public var payload: [UInt8]
+
+    public init(token: DeviceToken, topic: String?, pushType: APNsPushType, priority: Int, expiration: Int,
+                collapseID: String? = nil, apnsID: String? = nil, payload: [UInt8]) {
+        self.token = token
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.payload = payload
+    }
+}
+
+/// APNs' answer for one device, or what the transport made of it.
+public struct APNsResult: Sendable, Hashable {
+    /// The HTTP status, or 0 when no answer came back (connection lost, timeout, refused).
+    public var status: Int
+    public var reason: String?
+    /// For 410: when the token stopped being valid, in milliseconds since 1970.
+    public var timestamp: Int?
+    public var apnsID: String?
+    public var outcome: DeliveryOutcome
+
+    public init(status: Int, reason: String?, timestamp: Int? = nil, apnsID: String? = nil, outcome: DeliveryOutcome) {
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.apnsID = apnsID
+        self.outcome = outcome
+    }
+}

@@ -1,0 +1,54 @@
+import HTTP2
+import PushCore
+
+/// Turns a notification into the HTTP/2 request APNs expects (PROTOCOLS.md §1.2). Per-request
+/// values (`:path`, `apns-id`) are sent never-indexed so they don't churn the HPACK table; stable
+/// ones (authorization, topic, push type) are indexed.
+struct APNsRequestBuilder: Sendable {
+    let defaultTopic: String?
+
+    func request(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> HTTP2Request {
+        guard let bundleTopic = notification.topic ?? defaultTopic else {
+            throw APNsRequestProblem(reason: APNsReason.missingTopic.rawValue, "no topic: set --apns-topic or the job's \"topic\"")
+        }
+        guard notification.payload.count <= notification.pushType.maxPayloadBytes else {
+            throw APNsRequestProblem(reason: APNsReason.payloadTooLarge.rawValue, "payload is \(notification.payload.count) bytes, the limit for \(notification.pushType.rawValue) is \(notification.pushType.maxPayloadBytes)")
+        }
+        if let collapseID = notification.collapseID, collapseID.utf8.count > 64 {
+            throw APNsRequestProblem(reason: APNsReason.badCollapseId.rawValue, "collapse id longer than 64 bytes")
+        }
+        var headers = [HTTP2Header]()
+        headers.reserveCapacity(7)
+        if let authorization { headers.append(HTTP2Header(name: "authorization", value: authorization)) }
+        headers.append(HTTP2Header(name: "apns-push-type", value: notification.pushType.rawValue))
+        headers.append(HTTP2Header(name: "apns-topic", value: notification.pushType.topic(forBundleID: bundleTopic)))
+        headers.append(HTTP2Header(name: "apns-priority", value: Self.priorityText(notification.priority)))
+        headers.append(HTTP2Header(name: "apns-expiration", value: String(notification.expiration)))
+        if let collapseID = notification.collapseID {
+            headers.append(HTTP2Header(name: "apns-collapse-id", value: collapseID))
+        }
+        if let apnsID = notification.apnsID {
+            headers.append(HTTP2Header(name: "apns-id", value: apnsID, neverIndex: true))
+        }
+        return HTTP2Request(method: "POST", path: "/3/device/" + notification.token.hex, headers: headers, body: notification.payload)
+    }
+
+    private static func priorityText(_ priority: Int) -> String {
+        switch priority {
+        case 10: "10"
+        case 5: "5"
+        case 1: "1"
+        default: String(priority)
+        }
+    }
+}
+
+/// A notification we refuse to send because APNs would refuse it.
+struct APNsRequestProblem: Error, Sendable {
+    let reason: String
+    let message: String
+    init(reason: String, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+}

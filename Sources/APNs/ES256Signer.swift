@@ -1,0 +1,77 @@
+internal import COpenSSL
+import PushCore
+
+/// Signs with an APNs `.p8` key (PKCS#8 PEM, P-256): the JWS ES256 signature is the raw 64-byte
+/// r‖s, not OpenSSL's DER (APNs answers InvalidProviderToken to DER).
+final class ES256Signer: @unchecked Sendable {
+    // EVP_PKEY is reference counted and safe to use from several threads for signing with separate
+    // EVP_MD_CTX objects (OpenSSL 3 threading rules); it is never mutated after init.
+    private let key: OpaquePointer
+
+    init(pem: [UInt8]) throws(APNsConfigurationError) {
+        let parsed: OpaquePointer? = pem.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        guard let parsed else {
+            throw APNsConfigurationError("the APNs key is not a PEM private key (expected the .p8 file from Apple: \"-----BEGIN PRIVATE KEY-----\"): \(OpenSSLErrors.drain())")
+        }
+        var groupName = [CChar](repeating: 0, count: 64)
+        var length = 0
+        guard EVP_PKEY_is_a(parsed, "EC") == 1,
+              EVP_PKEY_get_group_name(parsed, &groupName, groupName.count, &length) == 1,
+              String(decoding: groupName.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1" else {
+            EVP_PKEY_free(parsed)
+            throw APNsConfigurationError("the APNs key must be an EC P-256 key (ES256)")
+        }
+        key = parsed
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    func sign(_ message: [UInt8]) throws(APNsConfigurationError) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw APNsConfigurationError("out of memory") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            throw APNsConfigurationError("cannot initialise ES256 signing: \(OpenSSLErrors.drain())")
+        }
+        var der = [UInt8](repeating: 0, count: 80)
+        var derLength = der.count
+        let signed = message.withUnsafeBufferPointer { buffer in
+            EVP_DigestSign(context, &der, &derLength, buffer.baseAddress, buffer.count)
+        }
+        guard signed == 1 else { throw APNsConfigurationError("ES256 signing failed: \(OpenSSLErrors.drain())") }
+        // DER length varies (70–72 bytes), so decode it rather than slicing.
+        let signature: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, derLength)
+        }
+        guard let signature else { throw APNsConfigurationError("cannot decode the ECDSA signature") }
+        defer { ECDSA_SIG_free(signature) }
+        var r: OpaquePointer?
+        var s: OpaquePointer?
+        ECDSA_SIG_get0(signature, &r, &s)
+        var raw = [UInt8](repeating: 0, count: 64)
+        raw.withUnsafeMutableBufferPointer { buffer in
+            _ = BN_bn2binpad(r, buffer.baseAddress, 32)
+            _ = BN_bn2binpad(s, buffer.baseAddress! + 32, 32)
+        }
+        return raw
+    }
+}
+
+enum OpenSSLErrors {
+    /// Empties OpenSSL's per-thread error queue into one line.
+    static func drain() -> String {
+        var messages = [String]()
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return messages.isEmpty ? "no OpenSSL error recorded" : messages.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,118 @@
+internal import CHiredis
+import Glibc
+
+/// Owns one hiredis context. Not thread-safe: `RedisClient` confines it to its serial queue.
+final class RedisConnection {
+    private let context: UnsafeMutablePointer<redisContext>
+
+    init(configuration: RedisConfiguration) throws(RedisError) {
+        let timeout = Self.timeval(configuration.connectTimeout)
+        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), timeout) else {
+            throw RedisError(.connection, "out of memory creating a Redis context")
+        }
+        if context.pointee.err != 0 {
+            let message = Self.errorText(context)
+            redisFree(context)
+            throw RedisError(.connection, "cannot connect to \(configuration.host):\(configuration.port): \(message)")
+        }
+        self.context = context
+        // The connect timeout covers only the connect; commands get their own bound.
+        _ = redisSetTimeout(context, Self.timeval(configuration.commandTimeout))
+        _ = redisEnableKeepAlive(context)
+        if let password = configuration.password {
+            var args = ["AUTH"]
+            if let user = configuration.username { args.append(user) }
+            args.append(password)
+            if case let .error(text) = try run(args) {
+                throw RedisError(.reply, "authentication failed: \(text)")
+            }
+        }
+        if configuration.database != 0, case let .error(text) = try run(["SELECT", String(configuration.database)]) {
+            throw RedisError(.reply, "SELECT \(configuration.database) failed: \(text)")
+        }
+    }
+
+    deinit { redisFree(context) }
+
+    /// Sends one command; arguments are binary-safe (argv form, never formatted).
+    func run(_ arguments: [String]) throws(RedisError) -> RedisReply {
+        let encoded = arguments.map { Array($0.utf8) }
+        return try run(bytes: encoded)
+    }
+
+    func run(bytes arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
+        var lengths = arguments.map { $0.count }
+        // redisCommandArgv copies the arguments before returning, so temporary pointers suffice.
+        let raw: UnsafeMutableRawPointer? = withPointers(to: arguments) { pointers in
+            lengths.withUnsafeMutableBufferPointer { lengthBuffer in
+                pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+                    redisCommandArgv(context, Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
+                }
+            }
+        }
+        guard let raw else {
+            throw RedisError(.connection, Self.errorText(context))
+        }
+        let reply = raw.assumingMemoryBound(to: redisReply.self)
+        defer { freeReplyObject(raw) }
+        return Self.convert(reply)
+    }
+
+    var isBroken: Bool { context.pointee.err != 0 }
+
+    private func withPointers<Result>(to arguments: [[UInt8]], _ body: (inout [UnsafePointer<CChar>?]) -> Result) -> Result {
+        // Flatten into one buffer so a single allocation backs every argument pointer.
+        var flat = [CChar]()
+        flat.reserveCapacity(arguments.reduce(0) { $0 + $1.count + 1 })
+        var offsets = [Int]()
+        for argument in arguments {
+            offsets.append(flat.count)
+            flat.append(contentsOf: argument.map { CChar(bitPattern: $0) })
+            flat.append(0)
+        }
+        return flat.withUnsafeBufferPointer { buffer in
+            var pointers: [UnsafePointer<CChar>?] = offsets.map { buffer.baseAddress! + $0 }
+            return body(&pointers)
+        }
+    }
+
+    private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let value = reply.pointee
+        switch value.type {
+        case REDIS_REPLY_STRING:
+            return .string(bytes(value.str, value.len))
+        case REDIS_REPLY_STATUS:
+            return .status(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_ERROR:
+            return .error(String(decoding: bytes(value.str, value.len), as: UTF8.self))
+        case REDIS_REPLY_INTEGER:
+            return .integer(Int64(value.integer))
+        case REDIS_REPLY_ARRAY:
+            var elements = [RedisReply]()
+            elements.reserveCapacity(Int(value.elements))
+            for index in 0..<Int(value.elements) {
+                if let element = value.element[index] { elements.append(convert(element)) } else { elements.append(.null) }
+            }
+            return .array(elements)
+        default:
+            return .null
+        }
+    }
+
+    private static func bytes(_ pointer: UnsafeMutablePointer<CChar>?, _ length: Int) -> [UInt8] {
+        guard let pointer, length > 0 else { return [] }
+        return pointer.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+    }
+
+    private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        let text = withUnsafeBytes(of: context.pointee.errstr) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return text.isEmpty ? "connection error \(context.pointee.err)" : text
+    }
+
+    private static func timeval(_ duration: Duration) -> Glibc.timeval {
+        let (seconds, attoseconds) = duration.components
+        return Glibc.timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+    }
+}

@@ -1,0 +1,36 @@
+import PushCore
+
+/// Remembers which devices a fan-out already produced, compactly: a million 64-hex tokens as
+/// 32-byte keys take ~50 MB where a Set<String> would take three times that.
+struct DeviceSet {
+    private struct Key256: Hashable {
+        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
+    }
+    private var compact = Set<Key256>()
+    private var other = Set<String>()
+
+    var count: Int { compact.count + other.count }
+
+    /// Inserts the token; returns false if it was already there.
+    mutating func insert(_ token: DeviceToken) -> Bool {
+        if let key = Self.key(token.hex) { return compact.insert(key).inserted }
+        return other.insert(token.hex).inserted
+    }
+
+    private static func key(_ hex: String) -> Key256? {
+        guard hex.utf8.count == 64 else { return nil }
+        var words = [UInt64](repeating: 0, count: 4)
+        var index = 0
+        for byte in hex.utf8 {
+            let nibble: UInt64
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = UInt64(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(byte - UInt8(ascii: "a") + 10)
+            default: return nil
+            }
+            words[index / 16] = words[index / 16] << 4 | nibble
+            index += 1
+        }
+        return Key256(a: words[0], b: words[1], c: words[2], d: words[3])
+    }
+}

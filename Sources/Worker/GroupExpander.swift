@@ -1,0 +1,71 @@
+import Logging
+import PushCore
+import Redis
+
+/// Turns a job's explicit tokens and groups into unique devices, streamed in batches so a group of
+/// millions never sits in memory as one list. Groups are read with SSCAN (never SMEMBERS, which
+/// blocks Redis on a huge set), which may repeat members; the DeviceSet drops repeats and overlaps.
+struct GroupExpander: Sendable {
+    let redis: RedisClient
+    let configuration: WorkerConfiguration
+    let logger: Logger
+    /// Waits between tries of one SSCAN page while Redis is unreachable.
+    var retryDelays: [Duration] = [.milliseconds(200), .seconds(1), .seconds(3)]
+
+    struct Malformed: Sendable {
+        let group: String
+        let member: String
+        let problem: String
+    }
+
+    /// - Parameters:
+    ///   - emit: receives batches of at most `batchSize` new devices, in order.
+    ///   - malformed: group members that are not device tokens (reported, never sent).
+    func expand(_ job: PushJob, batchSize: Int,
+                malformed: (Malformed) async throws -> Void,
+                emit: ([DeviceToken]) async throws -> Void) async throws {
+        var seen = DeviceSet()
+        var batch = [DeviceToken]()
+        batch.reserveCapacity(batchSize)
+        func add(_ token: DeviceToken) async throws {
+            guard seen.insert(token) else { return }
+            batch.append(token)
+            if batch.count == batchSize {
+                try await emit(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        for token in job.tokens { try await add(token) }
+        for group in job.groups {
+            let key = configuration.groupKey(app: job.app, group: group)
+            var cursor = "0"
+            repeat {
+                let page = try await scanPage(key: key, cursor: cursor)
+                cursor = page.cursor
+                for member in page.members {
+                    do {
+                        try await add(DeviceToken(validating: member))
+                    } catch let problem as TokenProblem {
+                        try await malformed(Malformed(group: group, member: member, problem: problem.description))
+                    }
+                }
+            } while cursor != "0"
+        }
+        if !batch.isEmpty { try await emit(batch) }
+    }
+
+    private func scanPage(key: String, cursor: String) async throws(RedisError) -> (cursor: String, members: [String]) {
+        var attempt = 0
+        while true {
+            do {
+                return try await redis.scanSetPage(key: key, cursor: cursor, count: 1000)
+            } catch where error.code == .connection && attempt < retryDelays.count {
+                logger.warning("Redis unavailable while expanding a group; retrying", metadata: [
+                    "redis.key": "\(key)", "error": "\(error.message)", "retry.in": "\(retryDelays[attempt])",
+                ])
+                try? await Task.sleep(for: retryDelays[attempt])
+                attempt += 1
+            }
+        }
+    }
+}

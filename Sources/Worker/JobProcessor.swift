@@ -1,0 +1,253 @@
+import AMQP
+import APNs
+import Foundation
+import Logging
+import PushCore
+import Redis
+
+/// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
+/// every event and retry with confirms, and only then ack (DESIGN.md "Delivery rules").
+struct JobProcessor: Sendable {
+    let configuration: WorkerConfiguration
+    let amqp: AMQPClient
+    let clients: [String: APNsClient]
+    let expander: GroupExpander
+    let status: WorkerStatus
+    let gate: ConsumptionGate
+    let logger: Logger
+    private let parser = JobParser()
+
+    init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, clients: [String: APNsClient],
+         status: WorkerStatus, gate: ConsumptionGate, logger: Logger) {
+        self.configuration = configuration
+        self.amqp = amqp
+        self.clients = clients
+        self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)
+        self.status = status
+        self.gate = gate
+        self.logger = logger
+    }
+
+    func process(_ delivery: AMQPDelivery) async {
+        let started = ContinuousClock.now
+        let now = UnixTime.now()
+        var job: PushJob
+        do {
+            guard delivery.body.count <= configuration.maxMessageBytes else {
+                throw JobRejection(field: nil, "the message is \(delivery.body.count) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
+            }
+            job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
+                                   makeID: { UUID().uuidString.lowercased() })
+            guard clients[job.app] != nil else {
+                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.sorted().joined(separator: ", ")))")
+            }
+        } catch let rejection as JobRejection {
+            await reject(delivery, rejection, now: now)
+            return
+        } catch {
+            await reject(delivery, JobRejection(field: nil, "\(error)"), now: now)
+            return
+        }
+        var log = logger
+        log[metadataKey: "push.job.id"] = "\(job.id)"
+        log[metadataKey: "push.app"] = "\(job.app)"
+        if let chunk = job.chunk { log[metadataKey: "push.job.chunk"] = "\(chunk)" }
+
+        let devices: [DeviceToken]
+        var settlement = Settlement(job: job, now: now)
+        if !job.groups.isEmpty || job.tokens.count > configuration.chunkSize {
+            guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, logger: log) else { return }
+            guard let inline = expanded else {
+                // Split into chunk jobs, each confirmed; they report their own completions.
+                settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
+                await settle(delivery, settlement, logger: log)
+                return
+            }
+            devices = inline
+        } else {
+            devices = job.tokens
+        }
+        settlement.counts.devices += devices.count
+
+        if job.expiration != 0, job.expiration < now.seconds {
+            // APNs would discard it anyway; say so rather than send something stale.
+            for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
+        } else if !devices.isEmpty {
+            let client = clients[job.app]!
+            var results = await DeliveryRound.send(job, to: devices, with: client)
+            await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, logger: log)
+            for (device, result) in zip(devices, results) {
+                settlement.record(device, result, retry: configuration.retry)
+            }
+        }
+        settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
+        await settle(delivery, settlement, logger: log)
+    }
+
+    /// Returns nil when the delivery was already handed back (Redis down), `.some(nil)` when the
+    /// devices went out as chunk jobs, `.some(devices)` when they are few enough to send here.
+    private func expand(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement, logger: Logger) async -> [DeviceToken]?? {
+        let tracker = PublishTracker(amqp: amqp)
+        var firstBatch: [DeviceToken]?
+        var chunkCount = 0
+        var deviceCount = 0
+        var malformed = [GroupExpander.Malformed]()
+        let chunkSize = configuration.chunkSize
+        func publishChunk(_ devices: [DeviceToken]) async throws {
+            let chunk = job.derived(tokens: devices, attempts: job.attempts, chunk: chunkCount)
+            chunkCount += 1
+            tracker.publish(.init(exchange: "", routingKey: configuration.jobQueue, body: chunk.encoded(), properties: Self.jobProperties(id: job.id)))
+            // Bound what a huge fan-out keeps in memory while confirms come back.
+            await tracker.wait(untilOutstandingAtMost: 32)
+        }
+        do {
+            try await expander.expand(job, batchSize: chunkSize, malformed: { malformed.append($0) }) { batch in
+                deviceCount += batch.count
+                if chunkCount == 0, firstBatch == nil {
+                    firstBatch = batch   // may be all there is: then no chunk job is needed
+                    return
+                }
+                if let first = firstBatch {
+                    firstBatch = nil
+                    try await publishChunk(first)
+                }
+                try await publishChunk(batch)
+            }
+            try await tracker.finish()
+        } catch let error as RedisError {
+            logger.error("cannot expand groups: Redis unavailable; the job goes back to the queue", metadata: ["error": "\(error)"])
+            status.noteRedisFailure(error.description)
+            try? await tracker.finish()
+            // Give Redis a moment before the broker hands the job out again.
+            try? await Task.sleep(for: .seconds(1))
+            amqp.nack(delivery.tag, requeue: true)
+            return nil
+        } catch {
+            logger.error("could not publish chunk jobs; the job will be redelivered", metadata: ["error": "\(error)"])
+            amqp.nack(delivery.tag, requeue: true)
+            return nil
+        }
+        status.noteRedisHealthy()
+        for item in malformed {
+            settlement.events.append(.tokenInvalid(token: item.member, reason: "BadDeviceToken", status: 0, timestamp: nil))
+            settlement.counts.invalid += 1
+            logger.warning("group member is not a device token", metadata: ["push.group": "\(item.group)", "problem": "\(item.problem)"])
+        }
+        if chunkCount > 0 {
+            settlement.counts.chunks = chunkCount
+            settlement.counts.devices = deviceCount
+            logger.info("fan-out split into chunk jobs", metadata: ["push.devices": "\(deviceCount)", "push.chunks": "\(chunkCount)"])
+            return .some(nil)
+        }
+        return .some(firstBatch ?? [])
+    }
+
+    /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those devices once.
+    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], results: inout [APNsResult], client: APNsClient, logger: Logger) async {
+        let stale = results.indices.filter { if case .refreshCredentials = results[$0].outcome { true } else { false } }
+        guard !stale.isEmpty, let provider = client.tokenProvider else { return }
+        let refreshed = (try? provider.refreshAfterRejection()) ?? false
+        guard refreshed else {
+            for index in stale { results[index].outcome = .credentialsProblem(reason: results[index].reason ?? "ExpiredProviderToken") }
+            return
+        }
+        logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: ["push.devices": "\(stale.count)"])
+        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, with: client)
+        for (index, result) in zip(stale, again) {
+            results[index] = result
+            if case .refreshCredentials = result.outcome { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }
+        }
+    }
+
+    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, logger: Logger) async {
+        let tracker = PublishTracker(amqp: amqp)
+        let job = settlement.job
+        let time = UnixTime.now()
+        for event in settlement.events {
+            tracker.publish(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
+                                  body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        }
+        if !settlement.retryTokens.isEmpty, let queue = configuration.retry.delayQueue(afterAttempts: job.attempts + 1) {
+            let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
+            tracker.publish(.init(exchange: "", routingKey: queue.name, body: retry.encoded(), properties: Self.jobProperties(id: job.id)))
+        }
+        if !settlement.heldTokens.isEmpty {
+            // Not the devices' fault: they wait in the job queue, untouched attempts, while the
+            // worker stops consuming until the credentials work again.
+            let held = job.derived(tokens: settlement.heldTokens, attempts: job.attempts, chunk: job.chunk)
+            tracker.publish(.init(exchange: "", routingKey: configuration.jobQueue, body: held.encoded(), properties: Self.jobProperties(id: job.id)))
+        }
+        let completed = PushEvent.jobCompleted(settlement.counts)
+        tracker.publish(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
+                              body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        do {
+            try await tracker.finish()
+        } catch {
+            // Unconfirmed events would be lost if we acked: hand the job back instead (duplicates
+            // of what was sent are the price of never losing a device).
+            logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
+            amqp.nack(delivery.tag, requeue: true)
+            return
+        }
+        amqp.ack(delivery.tag)
+        status.recordJob(settlement.counts)
+        if let reason = settlement.credentialsReason {
+            gate.credentialsFailed(app: job.app, reason: reason)
+        }
+        logger.debug("job settled", metadata: [
+            "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
+            "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",
+        ])
+    }
+
+    private func reject(_ delivery: AMQPDelivery, _ rejection: JobRejection, now: UnixTime) async {
+        logger.warning("job rejected", metadata: ["reason": "\(rejection)", "amqp.message_id": "\(delivery.properties.messageID ?? "-")"])
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.headers["x-pushworker-error"] = .string(rejection.description)
+        if let field = rejection.field { properties.headers["x-pushworker-field"] = .string(field) }
+        properties.headers["x-pushworker-rejected-at"] = .string(now.rfc3339)
+        let tracker = PublishTracker(amqp: amqp)
+        tracker.publish(.init(exchange: "", routingKey: configuration.deadQueue, body: delivery.body, properties: properties))
+        let jobID = Self.bestEffortID(delivery)
+        let event = PushEvent.jobRejected(error: rejection.description, field: rejection.field)
+        tracker.publish(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
+                              body: event.body(jobID: jobID, app: nil, time: now), properties: Self.eventProperties))
+        do {
+            try await tracker.finish()
+            amqp.ack(delivery.tag)
+            status.recordRejection()
+        } catch {
+            logger.error("could not dead-letter a rejected job; it goes back to the queue", metadata: ["error": "\(error)"])
+            amqp.nack(delivery.tag, requeue: true)
+        }
+    }
+
+    /// A rejected message may still carry a usable id; events should echo it.
+    private static func bestEffortID(_ delivery: AMQPDelivery) -> String? {
+        if let object = try? JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any],
+           let id = object["id"] as? String, id.utf8.count <= JobParser.maxIDLength {
+            return id
+        }
+        return delivery.properties.messageID
+    }
+
+    static let eventProperties: AMQPProperties = {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.persistent = true
+        return properties
+    }()
+
+    static func jobProperties(id: String) -> AMQPProperties {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.messageID = id
+        properties.persistent = true
+        return properties
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        Int(DurationText.milliseconds(ContinuousClock.now - start))
+    }
+}

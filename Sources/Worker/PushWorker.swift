@@ -1,0 +1,96 @@
+import AMQP
+import APNs
+import Logging
+import PushCore
+import Redis
+import ServiceLifecycle
+
+/// The worker service: consumes `push.jobs`, processes each delivery concurrently (prefetch bounds
+/// how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
+/// shutdown timeout, then closes its connections. Whatever it could not settle stays unacked and
+/// the broker hands it to another worker.
+public final class PushWorker: Service, Sendable {
+    public let configuration: WorkerConfiguration
+    public let status = WorkerStatus()
+    private let logger: Logger
+    private let amqp: AMQPClient
+    private let redis: RedisClient
+    private let clients: [String: APNsClient]
+    private let deliveries: AsyncStream<AMQPDelivery>
+    private let deliveryInput: AsyncStream<AMQPDelivery>.Continuation
+    private let gate: ConsumptionGate
+
+    public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
+        self.configuration = configuration
+        self.logger = logger
+        var clients = [String: APNsClient]()
+        for (name, app) in configuration.apps {
+            var appLogger = logger
+            appLogger[metadataKey: "push.app"] = "\(name)"
+            clients[name] = try APNsClient(configuration: app, logger: appLogger)
+        }
+        self.clients = clients
+        self.redis = RedisClient(configuration: configuration.redis, logger: logger)
+        let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
+        self.deliveries = stream
+        self.deliveryInput = input
+        let status = self.status
+        self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
+            switch event {
+            case .connected: status.setAMQPConnected(true)
+            case let .disconnected(reason):
+                status.setAMQPConnected(false)
+                logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
+            case let .consumerCancelledByServer(queue):
+                logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); it is re-registered on reconnect")
+            case let .blocked(reason):
+                logger.warning("RabbitMQ blocked publishing (\(reason)): settling waits")
+            case .unblocked:
+                logger.notice("RabbitMQ unblocked publishing")
+            }
+        }
+        self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
+            input.yield(delivery)
+        }
+    }
+
+    public func run() async throws {
+        amqp.start()
+        gate.open()
+        logger.info("worker started", metadata: [
+            "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
+            "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
+        ])
+        let processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
+                                     status: status, gate: gate, logger: logger)
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                for await delivery in deliveries {
+                    group.addTask { await processor.process(delivery) }
+                }
+            }
+        } onGracefulShutdown: { [self] in
+            stop()
+        }
+        await shutdownConnections()
+        logger.info("worker stopped")
+    }
+
+    /// Stops taking jobs; `run` returns once the jobs in flight have settled (or the shutdown
+    /// timeout forced the connections closed, leaving the rest unacked for redelivery).
+    public func stop() {
+        logger.info("stopping: no new jobs; finishing the ones in flight")
+        gate.close()
+        deliveryInput.finish()
+        let timeout = configuration.shutdownTimeout
+        Task { [self] in
+            try? await Task.sleep(for: timeout)
+            await shutdownConnections()
+        }
+    }
+
+    private func shutdownConnections() async {
+        await amqp.shutdown()
+        for client in clients.values { await client.shutdown() }
+    }
+}

@@ -1,0 +1,45 @@
+import APNs
+import PushCore
+
+/// The tally of one job's outcomes: counts, events to publish, devices to retry or hold.
+struct Settlement: Sendable {
+    let job: PushJob
+    var counts = JobCounts()
+    var events: [PushEvent] = []
+    var retryTokens: [DeviceToken] = []
+    var heldTokens: [DeviceToken] = []
+    var credentialsReason: String?
+
+    init(job: PushJob, now: UnixTime) {
+        self.job = job
+        counts.chunk = job.chunk
+        counts.attempt = job.attempts + 1
+    }
+
+    mutating func record(_ device: DeviceToken, _ result: APNsResult, retry: RetryPolicy) {
+        switch result.outcome {
+        case .sent:
+            counts.sent += 1
+        case let .tokenInvalid(reason):
+            counts.invalid += 1
+            events.append(.tokenInvalid(token: device.hex, reason: reason, status: result.status, timestamp: result.timestamp))
+        case let .permanentFailure(reason):
+            fail(device, status: result.status, reason: reason)
+        case let .retryable(reason):
+            if retry.delayQueue(afterAttempts: job.attempts + 1) != nil {
+                counts.retried += 1
+                retryTokens.append(device)
+            } else {
+                fail(device, status: result.status, reason: reason)
+            }
+        case let .refreshCredentials(reason), let .credentialsProblem(reason):
+            heldTokens.append(device)
+            credentialsReason = reason
+        }
+    }
+
+    mutating func fail(_ device: DeviceToken, status: Int, reason: String) {
+        counts.failed += 1
+        events.append(.deliveryFailed(token: device.hex, status: status, reason: reason, attempts: job.attempts + 1))
+    }
+}

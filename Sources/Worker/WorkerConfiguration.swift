@@ -1,0 +1,55 @@
+import AMQP
+import APNs
+import PushCore
+import Redis
+
+/// Everything one worker process needs; all of it comes from options or the environment.
+public struct WorkerConfiguration: Sendable {
+    public var amqp: AMQPConfiguration
+    public var redis: RedisConfiguration
+    /// App name (the job's `app`) → how that app reaches APNs.
+    public var apps: [String: APNsConfiguration]
+    public var jobQueue = "push.jobs"
+    public var deadQueue = "push.jobs.dead"
+    public var resultsExchange = "push.results"
+    /// Unacked jobs this worker holds at once; with `chunkSize` it bounds devices in flight.
+    public var prefetch: UInt16 = 20
+    /// Fan-outs larger than this are split into chunk jobs of at most this many devices.
+    public var chunkSize = 1000
+    public var retry = RetryPolicy()
+    /// Group `news` of app `default` lives in the Redis set `<prefix>default:news`.
+    public var groupKeyPrefix = "group:"
+    /// Larger messages are rejected before parsing.
+    public var maxMessageBytes = 4 * 1024 * 1024
+    /// How long to wait before trying an app's credentials again after APNs refused them.
+    public var credentialsRetryInterval: Duration = .seconds(60)
+    public var shutdownTimeout: Duration = .seconds(30)
+
+    public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
+        self.amqp = amqp
+        self.redis = redis
+        self.apps = apps
+    }
+
+    /// Queues and exchanges the worker relies on; declared (idempotently, durable) on every connect.
+    public var topology: [AMQPDeclaration] {
+        var declarations: [AMQPDeclaration] = [
+            .queue(name: jobQueue),
+            .queue(name: deadQueue),
+            .exchange(name: resultsExchange, type: "topic"),
+        ]
+        for (name, delay) in retry.queueNames {
+            declarations.append(.queue(name: name, arguments: [
+                "x-message-ttl": .int(DurationText.milliseconds(delay)),
+                // Expired retries go back to the job queue through the default exchange.
+                "x-dead-letter-exchange": .string(""),
+                "x-dead-letter-routing-key": .string(jobQueue),
+            ]))
+        }
+        return declarations
+    }
+
+    public func groupKey(app: String, group: String) -> String {
+        "\(groupKeyPrefix)\(app):\(group)"
+    }
+}

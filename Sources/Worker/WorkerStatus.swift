@@ -1,0 +1,52 @@
+import PushCore
+import Synchronization
+
+/// What the worker has done and what is wrong with it right now, for logs, `status` and tests.
+public final class WorkerStatus: Sendable {
+    public struct Snapshot: Sendable, Hashable {
+        public var jobs = 0
+        public var rejected = 0
+        public var sent = 0
+        public var failed = 0
+        public var invalid = 0
+        public var retried = 0
+        public var chunksPublished = 0
+        /// App → the reason APNs refused its credentials; consumption is paused while non-empty.
+        public var credentialProblems: [String: String] = [:]
+        public var redisProblem: String?
+        public var amqpConnected = false
+    }
+
+    private let state = Mutex(Snapshot())
+
+    init() {}
+
+    public var snapshot: Snapshot { state.withLock { $0 } }
+
+    func recordJob(_ counts: JobCounts) {
+        state.withLock { state in
+            state.jobs += 1
+            state.sent += counts.sent
+            state.failed += counts.failed
+            state.invalid += counts.invalid
+            state.retried += counts.retried
+            state.chunksPublished += counts.chunks
+        }
+    }
+
+    func recordRejection() { state.withLock { $0.rejected += 1 } }
+
+    /// Returns whether this is news (the app was fine until now).
+    func credentialsFailed(app: String, reason: String) -> Bool {
+        state.withLock { state in
+            defer { state.credentialProblems[app] = reason }
+            return state.credentialProblems[app] == nil
+        }
+    }
+
+    func credentialsRecovered(app: String) { _ = state.withLock { $0.credentialProblems.removeValue(forKey: app) } }
+    func clearCredentialProblems() { state.withLock { $0.credentialProblems.removeAll() } }
+    func noteRedisFailure(_ text: String) { state.withLock { $0.redisProblem = text } }
+    func noteRedisHealthy() { state.withLock { $0.redisProblem = nil } }
+    func setAMQPConnected(_ connected: Bool) { state.withLock { $0.amqpConnected = connected } }
+}

@@ -1,0 +1,99 @@
+import APNs
+import ArgumentParser
+import Foundation
+import HTTP2
+
+struct APNsOptions: ParsableArguments {
+    @Option(help: "Token auth: the .p8 key file from Apple. [env PUSHWORKER_APNS_KEY_FILE]")
+    var apnsKeyFile: String?
+    @Option(help: "Token auth: the 10-character Key ID. [env PUSHWORKER_APNS_KEY_ID]")
+    var apnsKeyID: String?
+    @Option(help: "Token auth: the 10-character Team ID. [env PUSHWORKER_APNS_TEAM_ID]")
+    var apnsTeamID: String?
+    @Option(help: "The app's bundle ID (apns-topic; push-type suffixes are added). [env PUSHWORKER_APNS_TOPIC]")
+    var apnsTopic: String?
+    @Option(help: "Certificate auth: PEM certificate, or a PKCS#12 (.p12/.pfx) file. [env PUSHWORKER_APNS_CERT_FILE]")
+    var apnsCertFile: String?
+    @Option(help: "Certificate auth: PEM private key (when --apns-cert-file is PEM). [env PUSHWORKER_APNS_CERT_KEY_FILE]")
+    var apnsCertKeyFile: String?
+    @Option(help: "Password of the PKCS#12 file or the encrypted PEM key. Prefer the env variable. [env PUSHWORKER_APNS_CERT_PASSWORD]")
+    var apnsCertPassword: String?
+    @Option(help: "production (api.push.apple.com) or development (api.sandbox.push.apple.com). [env PUSHWORKER_APNS_ENVIRONMENT]")
+    var apnsEnvironment: String = Env["apns-environment"] ?? "production"
+    @Option(help: "Full URL overriding the environment, e.g. https://127.0.0.1:2197 for `pushworker sandbox`. [env PUSHWORKER_APNS_URL]")
+    var apnsURL: String?
+    @Option(help: "APNs port: 443 or 2197. [env PUSHWORKER_APNS_PORT]")
+    var apnsPort: Int = Env.int("apns-port", default: 443)
+    @Option(help: "Extra CA file trusted besides the system store (the sandbox's ca.pem). [env PUSHWORKER_APNS_CA_FILE]")
+    var apnsCAFile: String?
+    @Option(help: "HTTP CONNECT proxy for APNs, http://[user:password@]host:port. [env PUSHWORKER_APNS_PROXY]")
+    var apnsProxy: String?
+    @Option(help: "Most HTTP/2 connections to APNs per app. [env PUSHWORKER_MAX_CONNECTIONS]")
+    var maxConnections: Int = Env.int("max-connections", default: 4)
+    @Option(help: "Seconds to wait for an APNs answer before retrying the device. [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
+    var apnsRequestTimeout: Double = Double(Env["apns-request-timeout"] ?? "") ?? 30
+
+    func configuration() throws -> APNsConfiguration {
+        guard let environment = APNsConfiguration.Environment(rawValue: apnsEnvironment) else {
+            throw ValidationError("--apns-environment must be production or development, got \"\(apnsEnvironment)\"")
+        }
+        guard apnsPort == 443 || apnsPort == 2197 else {
+            throw ValidationError("--apns-port must be 443 or 2197 (use --apns-url for anything else)")
+        }
+        let keyFile = Env.or(apnsKeyFile, "apns-key-file")
+        let certFile = Env.or(apnsCertFile, "apns-cert-file")
+        let credentials: APNsConfiguration.Credentials
+        switch (keyFile, certFile) {
+        case (nil, nil):
+            throw ValidationError("no APNs credentials: give --apns-key-file with --apns-key-id and --apns-team-id (token auth), or --apns-cert-file (certificate auth)")
+        case (.some, .some):
+            throw ValidationError("give either --apns-key-file (token auth) or --apns-cert-file (certificate auth), not both")
+        case let (.some(keyFile), nil):
+            guard let keyID = Env.or(apnsKeyID, "apns-key-id") else { throw ValidationError("--apns-key-id is required with --apns-key-file") }
+            guard let teamID = Env.or(apnsTeamID, "apns-team-id") else { throw ValidationError("--apns-team-id is required with --apns-key-file") }
+            do {
+                credentials = .token(try APNsTokenProvider(keyFile: keyFile, keyID: keyID, teamID: teamID))
+            } catch {
+                throw ValidationError(error.message)
+            }
+        case let (nil, .some(certFile)):
+            guard FileManager.default.isReadableFile(atPath: certFile) else { throw ValidationError("--apns-cert-file: cannot read \(certFile)") }
+            let password = Env.or(apnsCertPassword, "apns-cert-password")
+            if let keyFile = Env.or(apnsCertKeyFile, "apns-cert-key-file") {
+                credentials = .certificate(.pem(certificateFile: certFile, privateKeyFile: keyFile, password: password))
+            } else if certFile.hasSuffix(".pem") || certFile.hasSuffix(".crt") {
+                // A PEM holding both the certificate and its key.
+                credentials = .certificate(.pem(certificateFile: certFile, privateKeyFile: certFile, password: password))
+            } else {
+                credentials = .certificate(.pkcs12(file: certFile, password: password ?? ""))
+            }
+        }
+        var configuration = APNsConfiguration(environment: environment, url: Env.or(apnsURL, "apns-url"), port: apnsPort,
+                                              credentials: credentials, topic: Env.or(apnsTopic, "apns-topic"))
+        configuration.extraCAFile = Env.or(apnsCAFile, "apns-ca-file")
+        configuration.maxConnections = max(1, maxConnections)
+        configuration.requestTimeout = .milliseconds(Int64(apnsRequestTimeout * 1000))
+        if let proxy = Env.or(apnsProxy, "apns-proxy") { configuration.proxy = try Self.parseProxy(proxy) }
+        do { _ = try configuration.endpoint() } catch { throw ValidationError(error.message) }
+        return configuration
+    }
+
+    static func parseProxy(_ text: String) throws -> HTTPProxy {
+        guard text.hasPrefix("http://") else { throw ValidationError("--apns-proxy must look like http://[user:password@]host:port") }
+        var rest = Substring(text.dropFirst("http://".count))
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            let parts = credentials.split(separator: ":", maxSplits: 1)
+            username = parts.first.map(String.init)
+            password = parts.count > 1 ? String(parts[1]) : nil
+        }
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else {
+            throw ValidationError("--apns-proxy needs a port: http://host:port")
+        }
+        return HTTPProxy(host: String(rest[..<colon]), port: port, username: username, password: password)
+    }
+}

@@ -1,0 +1,45 @@
+import AMQP
+import ArgumentParser
+import Foundation
+import Logging
+
+struct EventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "events",
+        abstract: "Print events from push.results as they arrive (one JSON per line), like an application subscriber would.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "Routing key pattern: token.invalid, delivery.failed, job.rejected, job.completed, or # for all.")
+    var pattern: String = "#"
+    @Option(help: "Results exchange name.") var resultsExchange: String = Env["results-exchange"] ?? "push.results"
+    @Option(help: "Stop after this many events (0 = run until interrupted).") var count: Int = 0
+    @Option(help: "Stop after this many seconds (0 = no limit).") var seconds: Int = 0
+
+    func run() async throws {
+        // A private queue that RabbitMQ removes 60 s after we leave.
+        let queue = "push.results.tail.\(UUID().uuidString.prefix(8).lowercased())"
+        let amqp = AMQPClient(
+            configuration: connection.amqpConfiguration(name: "pushworker-events"),
+            topology: [
+                .exchange(name: resultsExchange, type: "topic"),
+                .queue(name: queue, durable: false, arguments: ["x-expires": .int(60_000)]),
+                .binding(queue: queue, exchange: resultsExchange, routingKey: pattern),
+            ],
+            logger: Logger(label: "pushworker.events"))
+        amqp.start()
+        try await amqp.waitUntilConnected(timeout: .seconds(10))
+        let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
+        amqp.consume(queue: queue, prefetch: 100) { input.yield($0) }
+        if seconds > 0 {
+            Task { try? await Task.sleep(for: .seconds(seconds)); input.finish() }
+        }
+        var received = 0
+        for await delivery in stream {
+            print("\(delivery.routingKey) \(String(decoding: delivery.body, as: UTF8.self))")
+            amqp.ack(delivery.tag)
+            received += 1
+            if count > 0, received >= count { break }
+        }
+        await amqp.shutdown()
+    }
+}

@@ -1,0 +1,81 @@
+import APNs
+import ArgumentParser
+import Logging
+import PushCore
+import ServiceLifecycle
+import Worker
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run a worker: consume push.jobs and deliver to APNs until SIGTERM/SIGINT.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var apns: APNsOptions
+    @OptionGroup var logging: LoggingOptions
+
+    @Option(help: "The app name jobs use for these APNs settings (the job's \"app\"). [env PUSHWORKER_APP]")
+    var app: String = Env["app"] ?? "default"
+    @Option(help: "Jobs held unacked at once. [env PUSHWORKER_PREFETCH]")
+    var prefetch: Int = Env.int("prefetch", default: 20)
+    @Option(help: "Fan-outs above this many devices are split into chunk jobs. [env PUSHWORKER_CHUNK_SIZE]")
+    var chunkSize: Int = Env.int("chunk-size", default: 1000)
+    @Option(help: "Comma-separated retry delays, one delay queue each. [env PUSHWORKER_RETRY_DELAYS]")
+    var retryDelays: String = Env["retry-delays"] ?? "1s,5s,30s,2m,10m"
+    @Option(help: "Redis key prefix of group sets: <prefix><app>:<group>. [env PUSHWORKER_GROUP_KEY_PREFIX]")
+    var groupKeyPrefix: String = Env["group-key-prefix"] ?? "group:"
+    @Option(help: "Larger job messages are rejected. [env PUSHWORKER_MAX_MESSAGE_BYTES]")
+    var maxMessageBytes: Int = Env.int("max-message-bytes", default: 4 * 1024 * 1024)
+    @Option(help: "Seconds to let in-flight jobs settle after SIGTERM. [env PUSHWORKER_SHUTDOWN_TIMEOUT]")
+    var shutdownTimeout: Int = Env.int("shutdown-timeout", default: 30)
+    @Option(help: "Seconds between credential retries after APNs refused them. [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
+    var credentialsRetryInterval: Int = Env.int("credentials-retry-interval", default: 60)
+    @Option(help: "Job queue name. [env PUSHWORKER_JOB_QUEUE]")
+    var jobQueue: String = Env["job-queue"] ?? "push.jobs"
+    @Option(help: "Results exchange name. [env PUSHWORKER_RESULTS_EXCHANGE]")
+    var resultsExchange: String = Env["results-exchange"] ?? "push.results"
+
+    func validate() throws {
+        guard (1...65535).contains(prefetch) else { throw ValidationError("--prefetch must be 1…65535") }
+        guard (1...100_000).contains(chunkSize) else { throw ValidationError("--chunk-size must be 1…100000") }
+        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
+        _ = try delays()
+    }
+
+    func delays() throws -> [Duration] {
+        let parts = retryDelays.split(separator: ",").map { String($0) }
+        var delays = [Duration]()
+        for part in parts {
+            guard let delay = DurationText.parse(part), delay > .zero else {
+                throw ValidationError("--retry-delays: \"\(part)\" is not a duration (examples: 500ms, 5s, 2m, 1h)")
+            }
+            delays.append(delay)
+        }
+        return delays
+    }
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "pushworker")
+        var configuration = WorkerConfiguration(
+            amqp: connection.amqpConfiguration(name: "pushworker"),
+            redis: try connection.redisConfiguration(),
+            apps: [app: try apns.configuration()])
+        configuration.prefetch = UInt16(prefetch)
+        configuration.chunkSize = chunkSize
+        configuration.retry = RetryPolicy(delays: try delays(), jobQueue: jobQueue)
+        configuration.jobQueue = jobQueue
+        configuration.deadQueue = jobQueue + ".dead"
+        configuration.resultsExchange = resultsExchange
+        configuration.groupKeyPrefix = groupKeyPrefix
+        configuration.maxMessageBytes = maxMessageBytes
+        configuration.shutdownTimeout = .seconds(shutdownTimeout)
+        configuration.credentialsRetryInterval = .seconds(credentialsRetryInterval)
+        let worker: PushWorker
+        do { worker = try PushWorker(configuration: configuration, logger: logger) } catch {
+            throw ValidationError(error.message)
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: worker)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}
