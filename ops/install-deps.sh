@@ -6,6 +6,7 @@ packages=(
   pkg-config librabbitmq-dev libhiredis-dev libnghttp2-dev libssl-dev   # the C libraries we link
   rabbitmq-server redis-server                                           # the broker and the group store
   nghttp2-client nghttp2-server curl openssl                             # independent HTTP/2 peers for tests and bench
+  amqp-tools                                                             # amqp-publish / amqp-consume for the shell examples
   python3 python3-pika python3-h2                                        # examples and the independent h2 stub
   procps
 )

@@ -1,0 +1,73 @@
+import HTTP2
+import PushCore
+import Testing
+@testable import APNs
+
+@Suite struct APNsRequestBuilderTests {
+    let token = DeviceToken(trustedHex: String(repeating: "ab", count: 32))
+
+    func headers(_ request: HTTP2Request) -> [String: String] {
+        Dictionary(request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func alertRequestCarriesEveryHeader() throws {
+        let builder = APNsRequestBuilder(defaultTopic: "com.example.app")
+        let notification = APNsNotification(token: token, topic: nil, pushType: .alert, priority: 5, expiration: 1_800_000_000,
+                                            collapseID: "score", apnsID: "123e4567-e89b-12d3-a456-426614174000", payload: Array(#"{"aps":{}}"#.utf8))
+        let request = try builder.request(for: notification, authorization: "bearer x.y.z")
+        #expect(request.method == "POST")
+        #expect(request.path == "/3/device/" + token.hex)
+        let values = headers(request)
+        #expect(values["authorization"] == "bearer x.y.z")
+        #expect(values["apns-push-type"] == "alert")
+        #expect(values["apns-topic"] == "com.example.app")
+        #expect(values["apns-priority"] == "5")
+        #expect(values["apns-expiration"] == "1800000000")
+        #expect(values["apns-collapse-id"] == "score")
+        #expect(values["apns-id"] == "123e4567-e89b-12d3-a456-426614174000")
+        #expect(request.headers.first { $0.name == "apns-id" }?.neverIndex == true)
+        #expect(request.headers.first { $0.name == "authorization" }?.neverIndex == false)
+        #expect(request.body == Array(#"{"aps":{}}"#.utf8))
+        #expect(Set(request.headers.map(\.name)).count == request.headers.count)   // no duplicated header
+    }
+
+    @Test(arguments: [
+        (APNsPushType.voip, "com.example.app.voip"), (.complication, "com.example.app.complication"),
+        (.liveactivity, "com.example.app.push-type.liveactivity"), (.location, "com.example.app.location-query"),
+        (.pushtotalk, "com.example.app.voip-ptt"), (.fileprovider, "com.example.app.pushkit.fileprovider"),
+        (.widgets, "com.example.app.push-type.widgets"), (.background, "com.example.app"),
+    ])
+    func topicSuffixFollowsPushType(type: APNsPushType, topic: String) throws {
+        let builder = APNsRequestBuilder(defaultTopic: "com.example.app")
+        let request = try builder.request(for: APNsNotification(token: token, topic: nil, pushType: type, priority: 5, expiration: 0, payload: [0x7b, 0x7d]), authorization: nil)
+        #expect(headers(request)["apns-topic"] == topic)
+        #expect(headers(request)["apns-push-type"] == type.rawValue)
+        #expect(headers(request)["authorization"] == nil)
+        // A job that already wrote the suffix does not get it twice.
+        let again = try builder.request(for: APNsNotification(token: token, topic: topic, pushType: type, priority: 5, expiration: 0, payload: [0x7b, 0x7d]), authorization: nil)
+        #expect(headers(again)["apns-topic"] == topic)
+    }
+
+    @Test func refusesWhatAPNsWouldRefuse() {
+        let builder = APNsRequestBuilder(defaultTopic: nil)
+        let noTopic = APNsNotification(token: token, topic: nil, pushType: .alert, priority: 10, expiration: 0, payload: [0x7b, 0x7d])
+        #expect { try builder.request(for: noTopic, authorization: nil) } throws: { ($0 as? APNsRequestProblem)?.reason == "MissingTopic" }
+        let big = APNsNotification(token: token, topic: "t", pushType: .alert, priority: 10, expiration: 0, payload: Array(repeating: 0x20, count: 4097))
+        #expect { try builder.request(for: big, authorization: nil) } throws: { ($0 as? APNsRequestProblem)?.reason == "PayloadTooLarge" }
+        let voip = APNsNotification(token: token, topic: "t", pushType: .voip, priority: 10, expiration: 0, payload: Array(repeating: 0x20, count: 5120))
+        #expect(throws: Never.self) { try builder.request(for: voip, authorization: nil) }
+    }
+
+    @Test func responsesMapToOutcomes() {
+        let gone = APNsClient.result(from: HTTP2Response(status: 410, headers: [HTTP2Header(name: "apns-id", value: "abc")], body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8)))
+        #expect(gone.outcome == .tokenInvalid(reason: "Unregistered"))
+        #expect(gone.timestamp == 1_700_000_000_123)
+        #expect(gone.apnsID == "abc")
+        let ok = APNsClient.result(from: HTTP2Response(status: 200, headers: [], body: []))
+        #expect(ok.outcome == .sent)
+        let unavailable = APNsClient.result(from: HTTP2Response(status: 503, headers: [], body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8)))
+        #expect(unavailable.outcome == .retryable(reason: "ServiceUnavailable"))
+        let garbage = APNsClient.result(from: HTTP2Response(status: 502, headers: [], body: Array("<html>".utf8)))
+        #expect(garbage.outcome == .retryable(reason: "HTTP 502"))
+    }
+}

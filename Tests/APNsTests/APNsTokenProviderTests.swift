@@ -1,0 +1,103 @@
+import COpenSSL
+import Foundation
+import PushCore
+import Testing
+@testable import APNs
+
+/// The JWT is checked the way APNs would: header and claims decoded, and the raw r‖s signature
+/// verified with OpenSSL against the key's public half.
+@Suite struct APNsTokenProviderTests {
+    static func makeKey(_ algorithm: String = "EC", _ options: [String] = ["-pkeyopt", "ec_paramgen_curve:P-256"]) throws -> (pem: [UInt8], path: String) {
+        let path = NSTemporaryDirectory() + "apns-test-\(UUID().uuidString).p8"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["genpkey", "-algorithm", algorithm] + options + ["-out", path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return (Array(try Data(contentsOf: URL(fileURLWithPath: path))), path)
+    }
+
+    static func decodeJSON(_ part: Substring) throws -> [String: Any] {
+        let bytes = try #require(Base64.decode(String(part)))
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func tokenHasAPNsHeaderClaimsAndVerifiableRawSignature() throws {
+        let key = try Self.makeKey()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        let header = try provider.authorizationHeader()
+        #expect(header.hasPrefix("bearer "))
+        let parts = header.dropFirst("bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3)
+        #expect(!header.contains("="))   // base64url without padding
+        let jose = try Self.decodeJSON(parts[0])
+        #expect(jose["alg"] as? String == "ES256")
+        #expect(jose["kid"] as? String == "ABC123DEFG")
+        #expect(jose.count == 2)
+        let claims = try Self.decodeJSON(parts[1])
+        #expect(claims["iss"] as? String == "DEF123GHIJ")
+        let iat = try #require(claims["iat"] as? Int)
+        #expect(abs(iat - Int(Date().timeIntervalSince1970)) <= 5)
+        let signature = try #require(Base64.decode(String(parts[2])))
+        #expect(signature.count == 64)
+        #expect(try Self.verify(signature: signature, message: Array("\(parts[0]).\(parts[1])".utf8), privateKeyPEM: key.pem))
+        // A flipped bit must not verify: the check above can fail.
+        var tampered = signature
+        tampered[10] ^= 0x01
+        #expect(try !Self.verify(signature: tampered, message: Array("\(parts[0]).\(parts[1])".utf8), privateKeyPEM: key.pem))
+    }
+
+    @Test func tokenIsCachedAndNotRefreshedWithinTwentyMinutes() throws {
+        let key = try Self.makeKey()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        let first = try provider.authorizationHeader()
+        #expect(try provider.authorizationHeader() == first)
+        #expect(try provider.refreshAfterRejection() == false)
+        #expect(try provider.authorizationHeader() == first)
+    }
+
+    @Test(arguments: [("SHORT", "DEF123GHIJ", "apns-key-id"), ("ABC123DEFG", "toolongteamid", "apns-team-id")])
+    func badIdentifiersAreNamed(keyID: String, teamID: String, option: String) throws {
+        let key = try Self.makeKey()
+        #expect { try APNsTokenProvider(keyPEM: key.pem, keyID: keyID, teamID: teamID) } throws: { error in
+            "\(error)".contains(option)
+        }
+    }
+
+    @Test func nonP256KeysAreRefused() throws {
+        let rsa = try Self.makeKey("RSA", ["-pkeyopt", "rsa_keygen_bits:2048"])
+        #expect { try APNsTokenProvider(keyPEM: rsa.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ") } throws: { error in
+            "\(error)".contains("P-256")
+        }
+        #expect { try APNsTokenProvider(keyPEM: Array("not a key".utf8), keyID: "ABC123DEFG", teamID: "DEF123GHIJ") } throws: { error in
+            "\(error)".contains(".p8")
+        }
+    }
+
+    /// raw r‖s → DER → EVP_DigestVerify, independently of the signer's code path.
+    static func verify(signature: [UInt8], message: [UInt8], privateKeyPEM: [UInt8]) throws -> Bool {
+        let key: OpaquePointer = try #require(privateKeyPEM.withUnsafeBytes { raw -> OpaquePointer? in
+            let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count))
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        })
+        defer { EVP_PKEY_free(key) }
+        let sig = try #require(ECDSA_SIG_new())
+        defer { ECDSA_SIG_free(sig) }
+        let r = signature.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
+        let s = signature.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + 32, 32, nil) }
+        #expect(ECDSA_SIG_set0(sig, r, s) == 1)
+        var derPointer: UnsafeMutablePointer<UInt8>?
+        let derLength = i2d_ECDSA_SIG(sig, &derPointer)
+        defer { CRYPTO_free(derPointer, #file, #line) }
+        let context = try #require(EVP_MD_CTX_new())
+        defer { EVP_MD_CTX_free(context) }
+        #expect(EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1)
+        let result = message.withUnsafeBufferPointer { buffer in
+            EVP_DigestVerify(context, derPointer, Int(derLength), buffer.baseAddress, buffer.count)
+        }
+        return result == 1
+    }
+}

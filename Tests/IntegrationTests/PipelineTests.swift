@@ -1,0 +1,171 @@
+import AMQP
+import Foundation
+import PushCore
+import Sandbox
+import Testing
+import Worker
+
+/// End to end against the real RabbitMQ and Redis on 127.0.0.1 and the sandbox over real TLS.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct PipelineTests {
+    @Test func tokensAndOverlappingGroupsReachEachDeviceOnce() async throws {
+        try await PipelineFixture.with { fixture in
+            let explicit = (0..<3).map(PipelineFixture.token)
+            try await fixture.addToGroup("news", (2..<10).map(PipelineFixture.token))
+            try await fixture.addToGroup("beta", (8..<15).map(PipelineFixture.token))
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"job-1","tokens":["\#(explicit.joined(separator: "\",\""))"],"groups":["news","beta","empty"],"payload":{"aps":{"alert":"Hello"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            #expect(completed.string("job_id") == "job-1")
+            #expect(completed.int("sent") == 15)
+            #expect(completed.int("devices") == 15)
+            let received = fixture.sandbox.received()
+            #expect(received.count == 15)
+            #expect(Set(received.map(\.token)) == Set((0..<15).map(PipelineFixture.token)))
+            let first = try #require(received.first)
+            #expect(first.topic == "com.example.app")
+            #expect(first.pushType == "alert")
+            #expect(first.priority == 10)
+            #expect(String(decoding: first.payload, as: UTF8.self) == #"{"aps":{"alert":"Hello"}}"#)
+        }
+    }
+
+    @Test func unregisteredTokenBecomesTokenInvalidEventWithTimestamp() async throws {
+        let dead = PipelineFixture.token(410)
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: dead, status: 410, reason: "Unregistered")] }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"job-410","tokens":["\#(dead)","\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            let invalid = try #require(events.first { $0.routingKey == "token.invalid" })
+            #expect(invalid.string("token") == dead)
+            #expect(invalid.string("reason") == "Unregistered")
+            #expect(invalid.int("status") == 410)
+            let timestamp = try #require(invalid.int("timestamp"))
+            #expect(abs(timestamp - Int(Date().timeIntervalSince1970 * 1000)) < 60_000)
+            #expect(invalid.string("job_id") == "job-410")
+            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            #expect(completed.int("sent") == 1)
+            #expect(completed.int("invalid") == 1)
+        }
+    }
+
+    @Test func serviceUnavailableSucceedsOnSecondAttemptThroughDelayQueue() async throws {
+        let flaky = PipelineFixture.token(503)
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: flaky, status: 503, reason: "ServiceUnavailable", times: 1)] }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"job-503","tokens":["\#(flaky)","\#(PipelineFixture.token(2))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count == 2 }
+            let completions = events.filter { $0.routingKey == "job.completed" }
+            #expect(completions.map { $0.int("attempt") } == [1, 2])
+            #expect(completions[0].int("sent") == 1)
+            #expect(completions[0].int("retried") == 1)
+            #expect(completions[1].int("sent") == 1)
+            #expect(completions[1].int("devices") == 1)
+            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+            let attempts = fixture.sandbox.received().filter { $0.token == flaky }.map(\.status)
+            #expect(attempts == [503, 200])
+        }
+    }
+
+    @Test func exhaustedRetriesBecomeDeliveryFailed() async throws {
+        let broken = PipelineFixture.token(500)
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: broken, status: 500, reason: "InternalServerError")] }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration(retryDelays: [.milliseconds(200), .milliseconds(200)]))
+            try await fixture.publish(#"{"id":"job-500","tokens":["\#(broken)"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "delivery.failed" } && $0.filter { $0.routingKey == "job.completed" }.count == 3 }
+            let failed = try #require(events.first { $0.routingKey == "delivery.failed" })
+            #expect(failed.string("token") == broken)
+            #expect(failed.int("attempts") == 3)
+            #expect(failed.int("status") == 500)
+            #expect(failed.string("reason") == "InternalServerError")
+            #expect(fixture.sandbox.received().filter { $0.token == broken }.count == 3)
+        }
+    }
+
+    @Test func malformedJobGoesToDeadQueueWithRejectedEvent() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"bad-1","tokens":["zz"],"payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish("this is not json", messageID: "bad-2")
+
+            let events = try await fixture.events { $0.filter { $0.routingKey == "job.rejected" }.count == 2 }
+            let rejections = events.filter { $0.routingKey == "job.rejected" }
+            #expect(rejections[0].string("job_id") == "bad-1")
+            #expect(rejections[0].string("field") == "tokens[0]")
+            #expect(rejections[0].string("error")?.contains("hex") == true)
+            #expect(rejections[1].string("job_id") == "bad-2")
+            #expect(rejections[1].string("error")?.contains("not valid JSON") == true)
+            let dead = try #require(try await fixture.control.get(queue: fixture.deadQueue))
+            #expect(String(decoding: dead.body, as: UTF8.self).contains("bad-1"))
+            #expect(dead.properties.headers["x-pushworker-field"] == .string("tokens[0]"))
+            #expect(try await fixture.control.get(queue: fixture.deadQueue) != nil)
+            #expect(fixture.sandbox.received().isEmpty)
+        }
+    }
+
+    @Test func certificateAuthentication() async throws {
+        try await PipelineFixture.with { fixture in
+            let material = fixture.sandbox.material
+            try fixture.startWorker(fixture.workerConfiguration(credentials: .certificate(.pkcs12(file: material.clientPKCS12File, password: "sandbox"))))
+            try await fixture.publish(#"{"id":"cert-1","tokens":["\#(PipelineFixture.token(7))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            #expect(events.first { $0.routingKey == "job.completed" }?.int("sent") == 1)
+            let received = try #require(fixture.sandbox.received().first)
+            #expect(received.authentication == "certificate:com.example.app")
+        }
+    }
+
+    @Test func goAwayMidBatchLosesNothing() async throws {
+        try await PipelineFixture.with(sandbox: { $0.faults.goAwayEveryRequests = 7 }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let tokens = (0..<300).map(PipelineFixture.token)
+            try await fixture.addToGroup("all", tokens)
+            try await fixture.publish(#"{"id":"goaway","groups":["all"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" }.reduce(0) { $0 + ($1.int("sent") ?? 0) } == 300
+            }
+            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+            let accepted = fixture.sandbox.received().filter { $0.status == 200 }
+            #expect(Set(accepted.map(\.token)) == Set(tokens))
+            #expect(fixture.sandbox.statistics().goAwaysSent > 0)
+        }
+    }
+
+    @Test func serverAllowingOneConcurrentStream() async throws {
+        try await PipelineFixture.with(sandbox: { $0.maxConcurrentStreams = 1 }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let tokens = (0..<50).map(PipelineFixture.token)
+            try await fixture.publish(#"{"id":"one-stream","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            #expect(events.first { $0.routingKey == "job.completed" }?.int("sent") == 50)
+            #expect(fixture.sandbox.statistics().maxConcurrentStreamsSeen == 1)
+        }
+    }
+
+    @Test func largeFanOutIsSplitIntoChunks() async throws {
+        try await PipelineFixture.with { fixture in
+            let tokens = (0..<2500).map(PipelineFixture.token)
+            try await fixture.addToGroup("everyone", tokens)
+            try fixture.startWorker(fixture.workerConfiguration(chunkSize: 1000))
+            try await fixture.publish(#"{"id":"fanout","groups":["everyone"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count == 4 }
+            let completions = events.filter { $0.routingKey == "job.completed" }
+            let parent = try #require(completions.first { $0.int("chunks") == 3 })
+            #expect(parent.int("devices") == 2500)
+            #expect(completions.reduce(0) { $0 + ($1.int("sent") ?? 0) } == 2500)
+            #expect(Set(completions.compactMap { $0.int("chunk") }) == [0, 1, 2])
+            let received = fixture.sandbox.received()
+            #expect(received.count == 2500)
+            #expect(Set(received.map(\.token)).count == 2500)
+        }
+    }
+}

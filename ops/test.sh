@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, starts loopback RabbitMQ and Redis (unless they
+# already answer), builds, and runs every test suite. Stops only the services it started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ops/install-deps.sh
+started=()
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open "${AMQP_PORT:-5672}" || started+=(rabbitmq)
+port_open "${REDIS_PORT:-6379}" || started+=(redis)
+ops/services.sh start
+if ((${#started[@]})); then trap 'ops/services.sh stop' EXIT; fi
+export AMQP_URL=${AMQP_URL:-amqp://guest:guest@127.0.0.1:${AMQP_PORT:-5672}/}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:${REDIS_PORT:-6379}/0}
+# Keep the log readable: progress lines out, warnings and errors in.
+set +o pipefail
+swift build --build-tests 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' ; build_status=${PIPESTATUS[0]}
+set -o pipefail
+[ "$build_status" -eq 0 ] || { echo "ops/test.sh: build failed" >&2; exit "$build_status"; }
+swift test --skip-build "$@"
