@@ -53,3 +53,9 @@ func hexString(_ bytes: [UInt8]) -> String {
     let digits = Array("0123456789abcdef")
     return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xf)]] })
 }
+
+/// The JSON re-serialised with sorted keys, to compare documents regardless of key order.
+func canonicalJSON(_ bytes: [UInt8]) throws -> String {
+    let object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+    return text(Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])))
+}
