@@ -1,0 +1,153 @@
+import Testing
+@testable import PushCore
+
+/// PROTOCOLS.md §1.4: the :status APNs pairs with each reason, and the action the table gives it.
+/// Actions: OK→sent, DROP→permanentFailure, TOKEN→tokenInvalid, RETRY/NEWCONN→retryable,
+/// AUTH→credentialsProblem, REFRESH (ExpiredProviderToken: regenerate the JWT, retry once)→refreshCredentials.
+private let responseTable: [String: (status: Int, action: String)] = [
+    "BadCollapseId": (400, "DROP"),
+    "BadDeviceToken": (400, "TOKEN"),
+    "BadExpirationDate": (400, "DROP"),
+    "BadMessageId": (400, "DROP"),
+    "BadPriority": (400, "DROP"),
+    "BadTopic": (400, "DROP"),
+    "DeviceTokenNotForTopic": (400, "TOKEN"),
+    "DuplicateHeaders": (400, "DROP"),
+    "IdleTimeout": (400, "NEWCONN"),
+    "InvalidPushType": (400, "DROP"),
+    "MissingDeviceToken": (400, "DROP"),
+    "MissingTopic": (400, "DROP"),
+    "PayloadEmpty": (400, "DROP"),
+    "TopicDisallowed": (400, "AUTH/DROP"),
+    "BadCertificate": (403, "AUTH"),
+    "BadCertificateEnvironment": (403, "AUTH"),
+    "ExpiredProviderToken": (403, "REFRESH"),
+    "Forbidden": (403, "AUTH"),
+    "InvalidProviderToken": (403, "AUTH"),
+    "MissingProviderToken": (403, "AUTH"),
+    "UnrelatedKeyIdInToken": (403, "NEWCONN"),
+    "BadEnvironmentKeyIdInToken": (403, "AUTH"),
+    "BadEnvironmentKeyInToken": (403, "AUTH"),
+    "BadPath": (404, "DROP"),
+    "MethodNotAllowed": (405, "DROP"),
+    "ExpiredToken": (410, "TOKEN"),
+    "Unregistered": (410, "TOKEN"),
+    "PayloadTooLarge": (413, "DROP"),
+    "TooManyProviderTokenUpdates": (429, "NEWCONN"),
+    "TooManyRequests": (429, "RETRY"),
+    "InternalServerError": (500, "RETRY"),
+    "ServiceUnavailable": (503, "RETRY"),
+    "Shutdown": (503, "RETRY"),
+]
+
+private func outcomes(forAction action: String, reason: String) -> [DeliveryOutcome] {
+    switch action {
+    case "DROP": [.permanentFailure(reason: reason)]
+    case "TOKEN": [.tokenInvalid(reason: reason)]
+    case "RETRY", "NEWCONN": [.retryable(reason: reason)]
+    case "AUTH": [.credentialsProblem(reason: reason)]
+    case "AUTH/DROP": [.credentialsProblem(reason: reason), .permanentFailure(reason: reason)]
+    case "REFRESH": [.refreshCredentials(reason: reason)]
+    default: []
+    }
+}
+
+@Suite("APNsReason and DeliveryOutcome (PROTOCOLS.md §1.4)")
+struct DeliveryOutcomeTests {
+    @Test("the enum lists exactly the reasons of the table")
+    func reasonsMatchTable() {
+        #expect(Set(APNsReason.allCases.map(\.rawValue)) == Set(responseTable.keys))
+    }
+
+    @Test("each reason's status and outcome follow the table", arguments: APNsReason.allCases)
+    func outcome(_ reason: APNsReason) throws {
+        let row = try #require(responseTable[reason.rawValue])
+        #expect(reason.status == row.status)
+        let outcome = DeliveryOutcome(status: row.status, reason: reason.rawValue)
+        #expect(outcomes(forAction: row.action, reason: reason.rawValue).contains(outcome), "\(row.action) → \(outcome)")
+    }
+
+    @Test("200 is sent, whatever the body says", arguments: [nil, "Unregistered", "anything"] as [String?])
+    func accepted(_ reason: String?) {
+        #expect(DeliveryOutcome(status: 200, reason: reason) == .sent)
+    }
+
+    @Test("an unknown reason falls back on the status class", arguments: [
+        (410, "tokenInvalid"), (403, "credentialsProblem"), (429, "retryable"), (500, "retryable"),
+        (502, "retryable"), (503, "retryable"), (504, "retryable"), (599, "retryable"),
+        (400, "permanentFailure"), (404, "permanentFailure"), (413, "permanentFailure"), (418, "permanentFailure"),
+    ])
+    func unknownReason(_ status: Int, _ kind: String) {
+        let reason = "BrandNewReason2027"
+        let expected: DeliveryOutcome = switch kind {
+        case "tokenInvalid": .tokenInvalid(reason: reason)
+        case "credentialsProblem": .credentialsProblem(reason: reason)
+        case "retryable": .retryable(reason: reason)
+        default: .permanentFailure(reason: reason)
+        }
+        #expect(DeliveryOutcome(status: status, reason: reason) == expected)
+    }
+
+    @Test("no reason: the status class decides and the reason reads \"HTTP <status>\"")
+    func nilReason() {
+        #expect(DeliveryOutcome(status: 410, reason: nil) == .tokenInvalid(reason: "HTTP 410"))
+        #expect(DeliveryOutcome(status: 403, reason: nil) == .credentialsProblem(reason: "HTTP 403"))
+        #expect(DeliveryOutcome(status: 429, reason: nil) == .retryable(reason: "HTTP 429"))
+        #expect(DeliveryOutcome(status: 503, reason: nil) == .retryable(reason: "HTTP 503"))
+        #expect(DeliveryOutcome(status: 400, reason: nil) == .permanentFailure(reason: "HTTP 400"))
+    }
+
+    @Test("a known reason wins over an unusual status")
+    func knownReasonWins() {
+        #expect(DeliveryOutcome(status: 400, reason: "Unregistered") == .tokenInvalid(reason: "Unregistered"))
+        #expect(DeliveryOutcome(status: 500, reason: "BadTopic") == .permanentFailure(reason: "BadTopic"))
+    }
+
+    @Test("reason matching is exact (case-sensitive): a miscased reason falls back on the status")
+    func caseSensitive() {
+        #expect(DeliveryOutcome(status: 403, reason: "expiredprovidertoken") == .credentialsProblem(reason: "expiredprovidertoken"))
+    }
+}
+
+/// PROTOCOLS.md §1.3.
+private let topicSuffixes: [APNsPushType: String?] = [
+    .alert: nil, .background: nil, .mdm: nil,
+    .location: ".location-query", .voip: ".voip", .complication: ".complication",
+    .fileprovider: ".pushkit.fileprovider", .liveactivity: ".push-type.liveactivity",
+    .pushtotalk: ".voip-ptt", .widgets: ".push-type.widgets",
+]
+
+@Suite("APNsPushType (PROTOCOLS.md §1.3)")
+struct APNsPushTypeTests {
+    @Test("raw values are the apns-push-type header values")
+    func rawValues() {
+        #expect(APNsPushType.allCases.map(\.rawValue) == [
+            "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+            "pushtotalk", "widgets",
+        ])
+    }
+
+    @Test("topic suffix, topic and bundle ID", arguments: APNsPushType.allCases)
+    func topic(_ type: APNsPushType) throws {
+        let suffix = try #require(topicSuffixes[type])
+        #expect(type.topicSuffix == suffix)
+        let bundle = "com.example.app"
+        let topic = type.topic(forBundleID: bundle)
+        #expect(topic == bundle + (suffix ?? ""))
+        #expect(type.topic(forBundleID: topic) == topic, "no double suffix")
+        #expect(type.bundleID(fromTopic: topic) == bundle)
+        #expect(type.bundleID(fromTopic: bundle) == bundle, "a topic without the suffix is already a bundle ID")
+    }
+
+    @Test("payload limits: 5120 bytes for voip, 4096 for the rest", arguments: APNsPushType.allCases)
+    func payloadLimit(_ type: APNsPushType) {
+        #expect(type.maxPayloadBytes == (type == .voip ? 5120 : 4096))
+    }
+
+    @Test("suffix matching is on the whole suffix, not a prefix of it")
+    func partialSuffix() {
+        #expect(APNsPushType.voip.topic(forBundleID: "com.example.voipapp") == "com.example.voipapp.voip")
+        #expect(APNsPushType.pushtotalk.topic(forBundleID: "com.example.app.voip") == "com.example.app.voip.voip-ptt")
+        #expect(APNsPushType.liveactivity.bundleID(fromTopic: "com.example.app.liveactivity") == "com.example.app.liveactivity")
+    }
+}
