@@ -9,7 +9,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public init(validating text: String) throws(TokenProblem) {
         if let hex = Self.normalizedHex(text) {
             self.hex = hex
-        } else if let bytes = Base64.decode(text), bytes.count * 2 >= Self.minHexLength, bytes.count * 2 <= Self.maxHexLength {
+        } else if !Self.isAllHex(text), let bytes = Base64.decode(text), bytes.count * 2 >= Self.minHexLength, bytes.count * 2 <= Self.maxHexLength {
             self.hex = Hex.encode(bytes)
         } else {
             throw TokenProblem(text: text)
@@ -22,6 +22,11 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// Enough to recognise a device in logs without publishing the full token.
     public var shortened: String { hex.count <= 12 ? hex : "\(hex.prefix(8))…\(hex.suffix(4))" }
     public var description: String { shortened }
+
+    /// A hex string of the wrong length is a broken hex token, never Base64 by accident.
+    private static func isAllHex(_ text: String) -> Bool {
+        text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }
+    }
 
     private static func normalizedHex(_ text: String) -> String? {
         let utf8 = text.utf8

@@ -6,10 +6,10 @@ public enum DurationText {
         for (suffix, millis) in units where trimmed.hasSuffix(suffix) {
             let number = trimmed.dropLast(suffix.count)
             // "5ms" also ends in "s": only accept the longest unit that leaves a number.
-            guard let value = Double(number), value >= 0 else { continue }
+            guard let value = Double(number), value >= 0, value * Double(millis) < 1e15 else { continue }
             return .milliseconds(Int64((value * Double(millis)).rounded()))
         }
-        if let seconds = Double(trimmed), seconds >= 0 { return .milliseconds(Int64((seconds * 1000).rounded())) }
+        if let seconds = Double(trimmed), seconds >= 0, seconds < 1e12 { return .milliseconds(Int64((seconds * 1000).rounded())) }
         return nil
     }
 

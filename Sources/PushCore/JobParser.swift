@@ -1,5 +1,3 @@
-import Foundation
-
 /// Reads a job message body (DESIGN.md "The job") into a `PushJob`, checking every field.
 public struct JobParser: Sendable {
     /// Fields the contract defines; anything else is most likely a typo the publisher wants to hear about.
@@ -16,23 +14,20 @@ public struct JobParser: Sendable {
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
-        let object: [String: Any]
+        let document: JSONValue
         do {
-            let any = try JSONSerialization.jsonObject(with: Data(body), options: [])
-            guard let dictionary = any as? [String: Any] else {
-                throw JobRejection(field: nil, "the message must be a JSON object, got \(Self.typeName(any))")
-            }
-            object = dictionary
-        } catch let rejection as JobRejection {
-            throw rejection
+            document = try JSONValue.parse(body)
         } catch {
             throw JobRejection(field: nil, "the message is not valid JSON (\(Self.describe(error)))")
         }
-        for key in object.keys where !Self.knownFields.contains(key) && !key.hasPrefix("x-") {
+        guard case let .object(object) = document else {
+            throw JobRejection(field: nil, "the message must be a JSON object, got \(document.typeName)")
+        }
+        for key in object.keys.sorted() where !Self.knownFields.contains(key) && !key.hasPrefix("x-") {
             throw JobRejection(field: key, "unknown field (known: \(Self.knownFields.sorted().joined(separator: ", ")); prefix your own fields with x-)")
         }
 
-        let id = try string(object, "id", maxBytes: Self.maxIDLength) ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
+        let id = try string(object, "id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
         let app = try string(object, "app", maxBytes: 64) ?? "default"
         guard !app.isEmpty, app.utf8.allSatisfy(Self.isNameByte) else {
             throw JobRejection(field: "app", "must be 1–64 characters of A–Z, a–z, 0–9, '.', '_' or '-'")
@@ -46,23 +41,20 @@ public struct JobParser: Sendable {
         guard let payloadValue = object["payload"] else {
             throw JobRejection(field: "payload", "is required: the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}")
         }
-        guard let payload = payloadValue as? [String: Any] else {
-            throw JobRejection(field: "payload", "must be a JSON object, got \(Self.typeName(payloadValue))")
+        guard case let .object(payload) = payloadValue else {
+            throw JobRejection(field: "payload", "must be a JSON object, got \(payloadValue.typeName)")
         }
         let pushType = try parsePushType(object["push_type"], payload: payload)
         if pushType != .mdm {
             guard let aps = payload["aps"] else {
                 throw JobRejection(field: "payload.aps", "is required for \(pushType.rawValue) pushes (APNs reads the aps dictionary)")
             }
-            guard aps is [String: Any] else {
-                throw JobRejection(field: "payload.aps", "must be a JSON object, got \(Self.typeName(aps))")
+            guard case .object = aps else {
+                throw JobRejection(field: "payload.aps", "must be a JSON object, got \(aps.typeName)")
             }
         }
-        let payloadBytes: [UInt8]
-        do {
-            payloadBytes = Array(try JSONSerialization.data(withJSONObject: payload, options: [.withoutEscapingSlashes]))
-        } catch {
-            throw JobRejection(field: "payload", "cannot be serialised (\(Self.describe(error)))")
+        guard let payloadBytes = RawJSON.member("payload", in: body) else {
+            throw JobRejection(field: "payload", "cannot be read")
         }
         guard payloadBytes.count <= pushType.maxPayloadBytes else {
             throw JobRejection(field: "payload", "is \(payloadBytes.count) bytes; APNs allows at most \(pushType.maxPayloadBytes) bytes for \(pushType.rawValue) pushes")
@@ -83,17 +75,17 @@ public struct JobParser: Sendable {
                        attempts: attempts, chunk: chunk)
     }
 
-    private func parseTokens(_ value: Any?) throws(JobRejection) -> [DeviceToken] {
-        guard let value, !(value is NSNull) else { return [] }
-        guard let array = value as? [Any] else {
-            throw JobRejection(field: "tokens", "must be an array of device token strings, got \(Self.typeName(value))")
+    private func parseTokens(_ value: JSONValue?) throws(JobRejection) -> [DeviceToken] {
+        guard let value, value != .null else { return [] }
+        guard case let .array(array) = value else {
+            throw JobRejection(field: "tokens", "must be an array of device token strings, got \(value.typeName)")
         }
         var tokens = [DeviceToken]()
         tokens.reserveCapacity(array.count)
         var seen = Set<String>()
         for (index, element) in array.enumerated() {
-            guard let text = element as? String else {
-                throw JobRejection(field: "tokens[\(index)]", "must be a string, got \(Self.typeName(element))")
+            guard case let .string(text) = element else {
+                throw JobRejection(field: "tokens[\(index)]", "must be a string, got \(element.typeName)")
             }
             let token: DeviceToken
             do { token = try DeviceToken(validating: text) } catch {
@@ -105,15 +97,15 @@ public struct JobParser: Sendable {
         return tokens
     }
 
-    private func parseGroups(_ value: Any?) throws(JobRejection) -> [String] {
-        guard let value, !(value is NSNull) else { return [] }
-        guard let array = value as? [Any] else {
-            throw JobRejection(field: "groups", "must be an array of group names, got \(Self.typeName(value))")
+    private func parseGroups(_ value: JSONValue?) throws(JobRejection) -> [String] {
+        guard let value, value != .null else { return [] }
+        guard case let .array(array) = value else {
+            throw JobRejection(field: "groups", "must be an array of group names, got \(value.typeName)")
         }
         var groups = [String]()
         for (index, element) in array.enumerated() {
-            guard let name = element as? String else {
-                throw JobRejection(field: "groups[\(index)]", "must be a string, got \(Self.typeName(element))")
+            guard case let .string(name) = element else {
+                throw JobRejection(field: "groups[\(index)]", "must be a string, got \(element.typeName)")
             }
             guard !name.isEmpty, name.utf8.count <= Self.maxGroupNameLength, !name.contains(where: \.isWhitespace) else {
                 throw JobRejection(field: "groups[\(index)]", "must be 1–\(Self.maxGroupNameLength) bytes without spaces")
@@ -123,14 +115,14 @@ public struct JobParser: Sendable {
         return groups
     }
 
-    private func parsePushType(_ value: Any?, payload: [String: Any]) throws(JobRejection) -> APNsPushType {
-        guard let value, !(value is NSNull) else {
+    private func parsePushType(_ value: JSONValue?, payload: [String: JSONValue]) throws(JobRejection) -> APNsPushType {
+        guard let value, value != .null else {
             // DESIGN.md: background when aps carries nothing but content-available.
-            if let aps = payload["aps"] as? [String: Any], aps.count == 1, aps["content-available"] != nil { return .background }
+            if case let .object(aps)? = payload["aps"], aps.count == 1, aps["content-available"] != nil { return .background }
             return .alert
         }
-        guard let text = value as? String else {
-            throw JobRejection(field: "push_type", "must be a string, got \(Self.typeName(value))")
+        guard case let .string(text) = value else {
+            throw JobRejection(field: "push_type", "must be a string, got \(value.typeName)")
         }
         guard let type = APNsPushType(rawValue: text) else {
             throw JobRejection(field: "push_type", "unknown push type \"\(text)\" (one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -138,10 +130,10 @@ public struct JobParser: Sendable {
         return type
     }
 
-    private func parsePriority(_ value: Any?, pushType: APNsPushType) throws(JobRejection) -> Int {
-        guard let value, !(value is NSNull) else { return pushType == .background ? 5 : 10 }
-        guard let number = Self.exactInteger(value), [1, 5, 10].contains(number) else {
-            throw JobRejection(field: "priority", "must be 10, 5 or 1, got \(Self.render(value))")
+    private func parsePriority(_ value: JSONValue?, pushType: APNsPushType) throws(JobRejection) -> Int {
+        guard let value, value != .null else { return pushType == .background ? 5 : 10 }
+        guard let number = value.exactInteger, [1, 5, 10].contains(number) else {
+            throw JobRejection(field: "priority", "must be 10, 5 or 1, got \(value.rendered)")
         }
         if pushType == .background, number == 10 {
             throw JobRejection(field: "priority", "background pushes must use priority 5 or 1 (APNs rejects 10)")
@@ -149,24 +141,24 @@ public struct JobParser: Sendable {
         return number
     }
 
-    private func parseExpiration(_ value: Any?, now: Int) throws(JobRejection) -> Int {
-        guard let value, !(value is NSNull) else { return 0 }
-        if let text = value as? String {
+    private func parseExpiration(_ value: JSONValue?, now: Int) throws(JobRejection) -> Int {
+        guard let value, value != .null else { return 0 }
+        if case let .string(text) = value {
             guard text.hasPrefix("+"), let seconds = Int(text.dropFirst()), seconds >= 0, seconds <= 366 * 86400 else {
                 throw JobRejection(field: "expiration", "a string must be \"+N\": N seconds from now (at most a year), got \"\(text)\"")
             }
             return now + seconds
         }
-        guard let seconds = Self.exactInteger(value), seconds >= 0 else {
-            throw JobRejection(field: "expiration", "must be UNIX seconds (0 = try once) or \"+N\" seconds from now, got \(Self.render(value))")
+        guard let seconds = value.exactInteger, seconds >= 0 else {
+            throw JobRejection(field: "expiration", "must be UNIX seconds (0 = try once) or \"+N\" seconds from now, got \(value.rendered)")
         }
         return seconds
     }
 
-    private func string(_ object: [String: Any], _ key: String, maxBytes: Int) throws(JobRejection) -> String? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String else {
-            throw JobRejection(field: key, "must be a string, got \(Self.typeName(value))")
+    private func string(_ object: [String: JSONValue], _ key: String, maxBytes: Int) throws(JobRejection) -> String? {
+        guard let value = object[key], value != .null else { return nil }
+        guard case let .string(text) = value else {
+            throw JobRejection(field: key, "must be a string, got \(value.typeName)")
         }
         guard text.utf8.count <= maxBytes else {
             throw JobRejection(field: key, "is \(text.utf8.count) bytes; at most \(maxBytes) allowed")
@@ -174,10 +166,10 @@ public struct JobParser: Sendable {
         return text
     }
 
-    private func integer(_ object: [String: Any], _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let number = Self.exactInteger(value), range.contains(number) else {
-            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(Self.render(value))")
+    private func integer(_ object: [String: JSONValue], _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let number = value.exactInteger, range.contains(number) else {
+            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(value.rendered)")
         }
         return number
     }
@@ -191,38 +183,11 @@ public struct JobParser: Sendable {
         }
     }
 
-    /// JSON numbers arrive as NSNumber; booleans too, so they are told apart explicitly.
-    static func exactInteger(_ value: Any) -> Int? {
-        if value is Bool { return nil }
-        if let number = value as? NSNumber {
-            // 5.0 counts as 5; 5.5 is not an integer.
-            let double = number.doubleValue
-            guard double == double.rounded(), abs(double) < 9e15 else { return nil }
-            return Int(double)
-        }
-        return nil
-    }
-
-    static func typeName(_ value: Any) -> String {
-        switch value {
-        case is NSNull: "null"
-        case is Bool: "a boolean"
-        case is String: "a string"
-        case is NSNumber: "a number"
-        case is [Any]: "an array"
-        case is [String: Any]: "an object"
-        default: "\(type(of: value))"
-        }
-    }
-
-    static func render(_ value: Any) -> String {
-        if let text = value as? String { return "\"\(text.prefix(40))\"" }
-        if value is Bool { return "\(value)" }
-        if let number = value as? NSNumber { return number.stringValue }
-        return typeName(value)
-    }
-
     static func describe(_ error: any Error) -> String {
+        if let decoding = error as? DecodingError, case let .dataCorrupted(context) = decoding {
+            let underlying = context.underlyingError.map { "\($0)" } ?? context.debugDescription
+            return underlying.count > 200 ? String(underlying.prefix(200)) + "…" : underlying
+        }
         let text = "\(error)"
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
