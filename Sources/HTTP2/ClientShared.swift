@@ -1,0 +1,98 @@
+import Synchronization
+
+/// The only state callers and the I/O thread share: a lock-protected inbox, the eventfd that
+/// wakes the thread, the published statistics, and the shutdown hand-shake.
+final class ClientShared: Sendable {
+    struct State: Sendable {
+        var submissions: [Submission] = []
+        /// A wake-up is already on its way: later submissions need no extra eventfd write.
+        var wakePending = false
+        var shutdownRequested = false
+        var exited = false
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        var statistics = HTTP2ClientStatistics()
+        /// Set when the client could not start (no eventfd or thread): every request fails with it.
+        var startupFailure: HTTP2Error?
+    }
+
+    let state = Mutex(State())
+    let wakeup: EventFD?
+
+    init() {
+        do {
+            wakeup = try EventFD()
+        } catch {
+            wakeup = nil
+            state.withLock { $0.startupFailure = error }
+        }
+    }
+
+    /// Returns the error to complete with immediately, or nil when the I/O thread took the request.
+    func submit(_ submission: Submission) -> HTTP2Error? {
+        let (failure, wake): (HTTP2Error?, Bool) = state.withLock { state in
+            if let failure = state.startupFailure { return (failure, false) }
+            if state.shutdownRequested { return (HTTP2Error(kind: .shutdown, message: "client is shut down"), false) }
+            state.submissions.append(submission)
+            defer { state.wakePending = true }
+            return (nil, !state.wakePending)
+        }
+        if wake { wakeup?.signal() }
+        return failure
+    }
+
+    /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity).
+    func takeSubmissions(into buffer: inout [Submission]) -> Bool {
+        state.withLock { state in
+            swap(&state.submissions, &buffer)
+            state.wakePending = false
+            return state.shutdownRequested
+        }
+    }
+
+    func publish(_ statistics: HTTP2ClientStatistics) {
+        state.withLock { $0.statistics = statistics }
+    }
+
+    var statistics: HTTP2ClientStatistics {
+        state.withLock { state in
+            var statistics = state.statistics
+            statistics.queuedRequests += state.submissions.count
+            return statistics
+        }
+    }
+
+    /// Asks the I/O thread to stop; `waiter` resumes once it has exited.
+    func requestShutdown(waiter: CheckedContinuation<Void, Never>?) {
+        let resumeNow: Bool = state.withLock { state in
+            state.shutdownRequested = true
+            if state.exited { return true }
+            if let waiter { state.exitWaiters.append(waiter) }
+            return false
+        }
+        if resumeNow {
+            waiter?.resume()
+        } else {
+            wakeup?.signal()
+        }
+    }
+
+    /// The last thing the I/O thread does.
+    func threadExited() {
+        let waiters = state.withLock { state in
+            state.exited = true
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func failStartup(_ error: HTTP2Error) {
+        let waiters = state.withLock { state in
+            state.startupFailure = error
+            state.exited = true
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,136 @@
+/// Connection set-up: TCP connect (trying each resolved address), proxy CONNECT, TLS handshake.
+extension Connection {
+    func startConnect() throws(HTTP2Error) {
+        var lastError: HTTP2Error?
+        while addressIndex < addresses.count {
+            do {
+                socket = try TCPSocket(connectingTo: addresses[addressIndex])
+                phase = .connecting
+                return
+            } catch {
+                lastError = error
+                addressIndex += 1
+            }
+        }
+        throw lastError ?? HTTP2Error(kind: .connectFailed, message: "no address to connect to")
+    }
+
+    func finishConnect(now: ContinuousClock.Instant) {
+        guard let socket else { return }
+        let error = socket.connectError()
+        guard error == 0 else {
+            let message = "connect to \(addresses[addressIndex].description) failed: \(SystemError.describe(error))"
+            addressIndex += 1
+            if addressIndex < addresses.count {
+                logger.debug("\(message); trying the next address")
+                do {
+                    try startConnect()
+                } catch {
+                    close(failingSentWith: error)
+                }
+            } else {
+                close(failingSentWith: HTTP2Error(kind: .connectFailed, message: message))
+            }
+            return
+        }
+        logger.debug("TCP connected", metadata: [LogKeys.address: "\(addresses[addressIndex].description)"])
+        if let proxy = configuration.proxy {
+            output = ProxyHandshake.request(host: configuration.host, port: configuration.port, proxy: proxy)
+            outputOffset = 0
+            phase = .proxyWriting
+            writeProxyRequest()
+        } else {
+            startTLS(now: now)
+        }
+    }
+
+    func writeProxyRequest() {
+        guard let socket else { return }
+        while outputOffset < output.count {
+            switch socket.write(output, from: outputOffset) {
+            case .bytes(let count): outputOffset += count
+            case .wouldBlock: return
+            case .closed: return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy closed the connection"))
+            case .failed(let message): return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy: \(message)"))
+            }
+        }
+        output.removeAll(keepingCapacity: true)
+        outputOffset = 0
+        phase = .proxyReading
+    }
+
+    func readProxyReply(buffer: inout [UInt8]) {
+        guard let socket else { return }
+        while true {
+            switch socket.read(into: &buffer, maximum: ProxyHandshake.maximumReplyLength) {
+            case .bytes(let count):
+                proxyReply.append(contentsOf: buffer[..<count])
+            case .wouldBlock:
+                return
+            case .closed:
+                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy closed the connection during CONNECT"))
+            case .failed(let message):
+                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy: \(message)"))
+            }
+            switch ProxyHandshake.parse(proxyReply) {
+            case .incomplete:
+                if proxyReply.count > ProxyHandshake.maximumReplyLength {
+                    return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy reply too long"))
+                }
+            case .rejected(let statusLine):
+                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy refused CONNECT: \(statusLine)"))
+            case .established(let headerLength):
+                // The server speaks only after our ClientHello, so nothing may follow the reply.
+                guard headerLength == proxyReply.count else {
+                    return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy sent data after its reply"))
+                }
+                logger.debug("proxy tunnel established")
+                proxyReply = []
+                return startTLS(now: lastActivity)
+            }
+        }
+    }
+
+    func startTLS(now: ContinuousClock.Instant) {
+        guard let socket else { return }
+        do {
+            tls = try TLSSocket(context: tlsContext, fd: socket.fd, serverName: configuration.effectiveServerName)
+        } catch {
+            return close(failingSentWith: error)
+        }
+        phase = .tlsHandshake
+        continueHandshake(now: now)
+    }
+
+    func continueHandshake(now: ContinuousClock.Instant) {
+        guard let tls else { return }
+        switch tls.handshake() {
+        case .bytes:
+            guard tls.negotiatedH2 else {
+                return close(failingSentWith: HTTP2Error(
+                    kind: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
+            }
+            do {
+                let session = try NGHTTP2Session(delegate: self)
+                try session.submitSettings(initialWindowSize: 1 << 20, connectionWindowSize: 1 << 24)
+                self.session = session
+            } catch {
+                return close(failingSentWith: error)
+            }
+            phase = .ready
+            lastActivity = now
+            lastRequest = now
+            logger.debug("TLS established, HTTP/2 ready")
+            delegate.connectionBecameReady(self)
+            flush(now: now)
+        case .wantRead:
+            handshakeEvents = Poller.readable
+        case .wantWrite:
+            handshakeEvents = Poller.writable
+        case .closed:
+            close(failingSentWith: HTTP2Error(kind: .tlsFailed, message: "server closed the connection during the TLS handshake"))
+        case .failed(let message):
+            close(failingSentWith: HTTP2Error(kind: .tlsFailed, message: message))
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Logging
+
+/// What a connection reports to its pool. Implementations must not add or remove connections
+/// while handling these (the pool iterates its list when they fire).
+protocol ConnectionDelegate: AnyObject {
+    func connectionBecameReady(_ connection: Connection)
+    /// TCP, proxy or TLS set-up failed: nothing was sent on it.
+    func connection(_ connection: Connection, failedToConnect error: HTTP2Error)
+    /// Requests whose HEADERS never left: safe to dispatch elsewhere.
+    func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest])
+    /// REFUSED_STREAM or above a GOAWAY's last stream id: the server did not process it.
+    func connection(_ connection: Connection, refused request: PendingRequest)
+    func connectionCompletedRequest(_ connection: Connection)
+    func connectionReceivedGoAway(_ connection: Connection)
+}
+
+/// One HTTP/2-over-TLS connection driven by the pool's poll loop: set-up (TCP, optional proxy
+/// CONNECT, TLS), then an nghttp2 session. Everything here is safe Swift over the thin wrappers.
+final class Connection {
+    enum Phase {
+        case connecting
+        case proxyWriting
+        case proxyReading
+        case tlsHandshake
+        case ready
+        case closed
+    }
+
+    let id: Int
+    let configuration: HTTP2ClientConfiguration
+    let logger: Logger
+    unowned let delegate: any ConnectionDelegate
+    let tlsContext: TLSContext
+
+    var phase: Phase = .connecting
+    var addresses: [SocketAddress]
+    var addressIndex = 0
+    var socket: TCPSocket?
+    var tls: TLSSocket?
+    var session: NGHTTP2Session?
+
+    /// Bytes waiting for the socket; everything nghttp2 produced is coalesced here so one
+    /// SSL_write carries many frames.
+    var output: [UInt8] = []
+    var outputOffset = 0
+    /// Set when the last TLS call needs POLLIN/POLLOUT before it can continue.
+    var tlsWaitsForWritable = false
+    var handshakeEvents = Poller.readable
+    var proxyReply: [UInt8] = []
+
+    let connectDeadline: ContinuousClock.Instant
+    /// GOAWAY received or sent: no new streams.
+    var draining = false
+    /// APNs allows one stream until a request succeeded, so the cap is 1 until a response arrived.
+    var receivedFirstResponse = false
+    var peerMaxConcurrentStreams = 100
+    var lastActivity: ContinuousClock.Instant
+    var lastRequest: ContinuousClock.Instant
+    var pingSentAt: ContinuousClock.Instant?
+
+    /// Resolves the server (or proxy) afresh and starts a non-blocking connect.
+    init(id: Int, configuration: HTTP2ClientConfiguration, tlsContext: TLSContext, logger: Logger,
+         delegate: any ConnectionDelegate, now: ContinuousClock.Instant) throws(HTTP2Error) {
+        self.id = id
+        self.configuration = configuration
+        self.tlsContext = tlsContext
+        self.delegate = delegate
+        var logger = logger
+        logger[metadataKey: LogKeys.connectionID] = "\(id)"
+        self.logger = logger
+        connectDeadline = now + configuration.connectTimeout
+        lastActivity = now
+        lastRequest = now
+        let target = configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
+        addresses = try TCPSocket.resolve(host: target.0, port: target.1)
+        try startConnect()
+    }
+
+    var fd: Int32? { phase == .closed ? nil : socket?.fd }
+
+    var isConnecting: Bool {
+        switch phase {
+        case .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
+        case .ready, .closed: false
+        }
+    }
+
+    var inFlight: Int { session?.streams.count ?? 0 }
+
+    /// min(local cap, peer's live SETTINGS_MAX_CONCURRENT_STREAMS), or 1 before the first response.
+    var streamCap: Int {
+        receivedFirstResponse ? max(0, min(configuration.maxStreamsPerConnection, peerMaxConcurrentStreams)) : 1
+    }
+
+    var canTakeRequest: Bool { phase == .ready && !draining && inFlight < streamCap }
+
+    var pollEvents: Int16 {
+        switch phase {
+        case .connecting, .proxyWriting: return Poller.writable
+        case .proxyReading: return Poller.readable
+        case .tlsHandshake: return handshakeEvents
+        case .ready:
+            let pending = outputOffset < output.count || tlsWaitsForWritable
+            return Poller.readable | (pending ? Poller.writable : 0)
+        case .closed: return 0
+        }
+    }
+
+    /// Handles poll results for this connection's socket.
+    func handle(events: Int16, now: ContinuousClock.Instant, buffer: inout [UInt8]) {
+        switch phase {
+        case .connecting: finishConnect(now: now)
+        case .proxyWriting: writeProxyRequest()
+        case .proxyReading: readProxyReply(buffer: &buffer)
+        case .tlsHandshake: continueHandshake(now: now)
+        case .ready:
+            if events & (Poller.readable | Poller.failed) != 0 || tlsWaitsForWritable {
+                readAvailable(now: now, buffer: &buffer)
+            }
+            if events & Poller.writable != 0 { flush(now: now) }
+        case .closed: break
+        }
+    }
+
+    /// Opens a stream for `request`. False if the session cannot take more streams (ids exhausted).
+    func submit(_ request: PendingRequest, now: ContinuousClock.Instant) -> Bool {
+        guard phase == .ready, let session else { return false }
+        let stream = HTTP2Stream(request: request)
+        do {
+            let streamID = try session.submit(stream)
+            request.place = .inFlight(self, streamID: streamID)
+            lastRequest = now
+            return true
+        } catch {
+            logger.warning("cannot open a stream; draining the connection", metadata: [LogKeys.error: "\(error.message)"])
+            draining = true
+            return false
+        }
+    }
+
+    /// A timed-out request: tell the server to stop working on it.
+    func cancel(streamID: Int32) {
+        session?.cancel(streamID: streamID)
+    }
+
+    /// Reads until OpenSSL has nothing buffered (poll cannot see OpenSSL's buffer).
+    private func readAvailable(now: ContinuousClock.Instant, buffer: inout [UInt8]) {
+        tlsWaitsForWritable = false
+        while phase == .ready, let tls, let session {
+            switch tls.read(into: &buffer) {
+            case .bytes(let count):
+                lastActivity = now
+                do {
+                    try session.receive(buffer, count: count)
+                } catch {
+                    close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
+                    return
+                }
+            case .wantRead:
+                return
+            case .wantWrite:
+                tlsWaitsForWritable = true
+                return
+            case .closed:
+                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
+                return
+            case .failed(let message):
+                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
+                return
+            }
+        }
+    }
+
+    /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
+    func flush(now: ContinuousClock.Instant) {
+        guard phase == .ready, let tls, let session else { return }
+        if outputOffset == output.count {
+            output.removeAll(keepingCapacity: true)
+            outputOffset = 0
+        }
+        // Bound the buffer: nghttp2 keeps the rest until the socket drains.
+        if output.count - outputOffset < 256 * 1024 {
+            do {
+                try session.drainOutput(into: &output)
+            } catch {
+                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
+                return
+            }
+        }
+        while outputOffset < output.count {
+            switch tls.write(output, from: outputOffset) {
+            case .bytes(let count):
+                outputOffset += count
+                lastActivity = now
+            case .wantWrite:
+                tlsWaitsForWritable = true
+                return
+            case .wantRead:
+                return
+            case .closed:
+                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
+                return
+            case .failed(let message):
+                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
+                return
+            }
+        }
+        tlsWaitsForWritable = false
+        if !session.wantsRead && !session.wantsWrite {
+            // GOAWAY exchanged and no stream left: the session is finished.
+            logger.debug("HTTP/2 session finished")
+            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
+        }
+    }
+
+    /// GOAWAY(NO_ERROR) and close: for idle connections and shutdown.
+    func closeGracefully(failingSentWith error: HTTP2Error, now: ContinuousClock.Instant) {
+        guard phase != .closed else { return }
+        if phase == .ready, let session {
+            draining = true
+            session.terminate()
+            flush(now: now)
+            tls?.shutdown()
+        }
+        close(failingSentWith: error)
+    }
+
+    /// Releases the socket. Requests the server may have seen fail with `error`; requests whose
+    /// HEADERS never left go back to the pool.
+    func close(failingSentWith error: HTTP2Error) {
+        guard phase != .closed else { return }
+        let wasReady = phase == .ready
+        phase = .closed
+        let streams = session?.removeAllStreams() ?? []
+        session = nil
+        tls = nil
+        socket = nil
+        guard wasReady else {
+            delegate.connection(self, failedToConnect: error)
+            return
+        }
+        var unsent: [PendingRequest] = []
+        for stream in streams where !stream.request.isDone {
+            if stream.headersSent {
+                stream.request.complete(.failure(error))
+            } else {
+                unsent.append(stream.request)
+            }
+        }
+        if !streams.isEmpty {
+            logger.info("connection closed with streams in flight", metadata: [
+                LogKeys.error: "\(error.message)",
+                "http2.streams.failed": "\(streams.count - unsent.count)",
+                "http2.streams.requeued": "\(unsent.count)",
+            ])
+        } else {
+            logger.debug("connection closed", metadata: [LogKeys.error: "\(error.message)"])
+        }
+        delegate.connection(self, closedWithUnsent: unsent)
+    }
+}

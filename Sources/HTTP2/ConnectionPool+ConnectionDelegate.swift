@@ -1,0 +1,42 @@
+/// How the pool reacts to connection events: resubmission, failure, statistics.
+extension ConnectionPool: ConnectionDelegate {
+    /// A request may be refused this often (REFUSED_STREAM / GOAWAY) and resubmitted.
+    static let maximumResubmissions = 3
+
+    func connectionBecameReady(_ connection: Connection) {
+        backoff.reset()
+        connectNotBefore = nil
+        statistics.connectionsOpened += 1
+    }
+
+    func connection(_ connection: Connection, failedToConnect error: HTTP2Error) {
+        connectAttemptFailed(error, now: .now)
+    }
+
+    func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest]) {
+        for request in requests.reversed() {
+            if shuttingDown {
+                request.complete(.failure(HTTP2Error(kind: .shutdown, message: "client shut down")))
+            } else {
+                enqueue(request, atFront: true)
+            }
+        }
+    }
+
+    func connection(_ connection: Connection, refused request: PendingRequest) {
+        request.refusals += 1
+        guard request.refusals <= Self.maximumResubmissions, !shuttingDown else {
+            request.complete(.failure(HTTP2Error(kind: .refused, message: "refused by the server \(request.refusals) times")))
+            return
+        }
+        enqueue(request, atFront: true)
+    }
+
+    func connectionCompletedRequest(_ connection: Connection) {
+        statistics.requestsCompleted += 1
+    }
+
+    func connectionReceivedGoAway(_ connection: Connection) {
+        statistics.goAwaysReceived += 1
+    }
+}

@@ -1,0 +1,55 @@
+/// Request deadlines, idle-connection close, and the poll timeout that serves them.
+extension ConnectionPool {
+    func runTimers(now: ContinuousClock.Instant) {
+        while let request = deadlines.first {
+            if request.isDone {
+                _ = deadlines.popFirst()
+                continue
+            }
+            guard request.deadline <= now else { break }
+            _ = deadlines.popFirst()
+            timeOut(request)
+        }
+        for connection in connections { connection.checkTimers(now: now) }
+        closeIdleConnections(now: now)
+    }
+
+    private func timeOut(_ request: PendingRequest) {
+        switch request.place {
+        case .queued: queuedCount -= 1
+        case .inFlight(let connection, let streamID): connection.cancel(streamID: streamID)
+        case .done: return
+        }
+        request.complete(.failure(HTTP2Error(kind: .timeout, message: "no response within \(configuration.requestTimeout)")))
+    }
+
+    /// Closes connections without a request for `idleConnectionTimeout`, keeping `minConnections`.
+    private func closeIdleConnections(now: ContinuousClock.Instant) {
+        var usable = connections.reduce(0) { $0 + ($1.phase == .ready && !$1.draining ? 1 : 0) }
+        guard usable > configuration.minConnections else { return }
+        for connection in connections where connection.phase == .ready && !connection.draining && connection.inFlight == 0 {
+            guard usable > configuration.minConnections else { return }
+            if now - connection.lastRequest >= configuration.idleConnectionTimeout {
+                connection.logger.debug("closing idle connection")
+                usable -= 1
+                connection.closeGracefully(failingSentWith: HTTP2Error(kind: .connectionLost, message: "idle close"), now: now)
+            }
+        }
+    }
+
+    func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
+        var next = now + .seconds(10)
+        if let request = deadlines.first { next = min(next, request.deadline) }
+        for connection in connections {
+            if let timer = connection.nextTimer() { next = min(next, timer) }
+            if connection.phase == .ready && connection.inFlight == 0 {
+                next = min(next, connection.lastRequest + configuration.idleConnectionTimeout)
+            }
+        }
+        if queuedCount > 0, let connectNotBefore { next = min(next, connectNotBefore) }
+        guard next > now else { return 0 }
+        let (seconds, attoseconds) = (next - now).components
+        // Round up so the loop does not wake just before the deadline and spin.
+        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,170 @@
+import Logging
+
+/// The I/O thread's world: the request queue, the connections and the poll loop. Everything
+/// here runs on that one thread, so nothing needs a lock.
+final class ConnectionPool {
+    let configuration: HTTP2ClientConfiguration
+    let logger: Logger
+    let shared: ClientShared
+    let wakeup: EventFD
+
+    var tlsContext: TLSContext?
+    var connections: [Connection] = []
+    var nextConnectionID = 0
+    /// Requests waiting for a stream, FIFO. Timed-out entries stay until popped (they are done).
+    var queue = FIFOQueue<PendingRequest>()
+    var queuedCount = 0
+    /// Every live request in arrival order: deadlines are arrival + requestTimeout, so the
+    /// front is always the next to expire.
+    var deadlines = FIFOQueue<PendingRequest>()
+    var backoff = Backoff()
+    var connectNotBefore: ContinuousClock.Instant?
+    var statistics = HTTP2ClientStatistics()
+    var shuttingDown = false
+
+    private var intake: [Submission] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private var poller = Poller()
+
+    init(configuration: HTTP2ClientConfiguration, logger: Logger, shared: ClientShared, wakeup: EventFD) {
+        self.configuration = configuration
+        self.logger = logger
+        self.shared = shared
+        self.wakeup = wakeup
+    }
+
+    func run() {
+        logger.debug("HTTP/2 I/O thread started")
+        while true {
+            var now = ContinuousClock.now
+            let shutdownRequested = shared.takeSubmissions(into: &intake)
+            for submission in intake {
+                let request = PendingRequest(submission)
+                deadlines.append(request)
+                enqueue(request)
+            }
+            intake.removeAll(keepingCapacity: true)
+            if shutdownRequested { break }
+
+            runTimers(now: now)
+            dispatch(now: now)
+            for connection in connections { connection.flush(now: now) }
+            connections.removeAll { $0.phase == .closed }
+            publishStatistics()
+
+            poller.reset()
+            _ = poller.add(fd: wakeup.fd, events: Poller.readable)
+            for connection in connections {
+                _ = poller.add(fd: connection.fd ?? -1, events: connection.pollEvents)
+            }
+            poller.wait(timeoutMilliseconds: pollTimeout(now: now))
+
+            now = .now
+            if poller.returnedEvents(at: 0) != 0 { wakeup.drain() }
+            for (index, connection) in connections.enumerated() {
+                let events = poller.returnedEvents(at: index + 1)
+                if events != 0 { connection.handle(events: events, now: now, buffer: &readBuffer) }
+            }
+        }
+        shutdown()
+        shared.threadExited()
+    }
+
+    func enqueue(_ request: PendingRequest, atFront: Bool = false) {
+        request.place = .queued
+        queuedCount += 1
+        if atFront { queue.prepend(request) } else { queue.append(request) }
+    }
+
+    /// Hands queued requests to the least-loaded connection with room; opens another
+    /// connection when none has room.
+    func dispatch(now: ContinuousClock.Instant) {
+        while let request = queue.first {
+            if request.isDone {
+                _ = queue.popFirst()
+                continue
+            }
+            guard let connection = leastLoadedConnectionWithRoom() else { break }
+            _ = queue.popFirst()
+            queuedCount -= 1
+            if !connection.submit(request, now: now) {
+                enqueue(request, atFront: true)
+            }
+        }
+        if queuedCount > 0 { openConnectionIfAllowed(now: now) }
+    }
+
+    private func leastLoadedConnectionWithRoom() -> Connection? {
+        var best: Connection?
+        for connection in connections where connection.canTakeRequest {
+            if best == nil || connection.inFlight < best!.inFlight { best = connection }
+        }
+        return best
+    }
+
+    /// One connection attempt at a time, never more than `maxConnections` that are not
+    /// draining, and not before the backoff after a failure has passed.
+    private func openConnectionIfAllowed(now: ContinuousClock.Instant) {
+        var active = 0
+        for connection in connections where connection.phase != .closed && !connection.draining {
+            if connection.isConnecting { return }
+            active += 1
+        }
+        guard active < configuration.maxConnections else { return }
+        if let connectNotBefore, now < connectNotBefore { return }
+        do {
+            if tlsContext == nil { tlsContext = try TLSContext(configuration: configuration) }
+            nextConnectionID += 1
+            let connection = try Connection(id: nextConnectionID, configuration: configuration, tlsContext: tlsContext!,
+                                            logger: logger, delegate: self, now: now)
+            connections.append(connection)
+            logger.debug("opening connection", metadata: [LogKeys.connectionID: "\(nextConnectionID)"])
+        } catch {
+            connectAttemptFailed(error, now: now)
+        }
+    }
+
+    /// Backs off, and fails the queued requests when no other connection can take them.
+    func connectAttemptFailed(_ error: HTTP2Error, now: ContinuousClock.Instant) {
+        let delay = backoff.next()
+        connectNotBefore = now + delay
+        logger.warning("connection attempt failed", metadata: [LogKeys.error: "\(error)", LogKeys.retryIn: "\(delay)"])
+        let alternative = connections.contains { connection in
+            connection.phase != .closed && !connection.draining && (connection.isConnecting || connection.phase == .ready)
+        }
+        if !alternative { failQueued(error) }
+    }
+
+    func failQueued(_ error: HTTP2Error) {
+        while let request = queue.popFirst() {
+            request.complete(.failure(error))
+        }
+        queuedCount = 0
+    }
+
+    func publishStatistics() {
+        var open = 0, connecting = 0, streams = 0
+        for connection in connections {
+            if connection.phase == .ready { open += 1 } else if connection.isConnecting { connecting += 1 }
+            streams += connection.inFlight
+        }
+        statistics.openConnections = open
+        statistics.connecting = connecting
+        statistics.streamsInFlight = streams
+        statistics.queuedRequests = queuedCount
+        shared.publish(statistics)
+    }
+
+    /// GOAWAY(NO_ERROR) on every connection; everything not yet answered fails with `.shutdown`.
+    private func shutdown() {
+        shuttingDown = true
+        let error = HTTP2Error(kind: .shutdown, message: "client shut down")
+        failQueued(error)
+        let now = ContinuousClock.now
+        for connection in connections { connection.closeGracefully(failingSentWith: error, now: now) }
+        connections.removeAll()
+        failQueued(error)
+        publishStatistics()
+        logger.debug("HTTP/2 I/O thread stopped")
+    }
+}

@@ -1,0 +1,63 @@
+import Logging
+
+/// An HTTP/2-over-TLS client with a connection pool, driven by one dedicated I/O thread.
+///
+/// Requests queue FIFO and go to the least-loaded ready connection below its stream cap;
+/// more connections open (up to `maxConnections`) when none has room. Completions run on the
+/// I/O thread: keep them cheap.
+public final class HTTP2Client: Sendable {
+    private let shared: ClientShared
+    private let authority: String
+    private let requestTimeout: Duration
+
+    public init(configuration: HTTP2ClientConfiguration, logger: Logger) {
+        var logger = logger
+        logger[metadataKey: LogKeys.server] = "\(configuration.host):\(configuration.port)"
+        let shared = ClientShared()
+        self.shared = shared
+        authority = configuration.authority
+        requestTimeout = configuration.requestTimeout
+        guard let wakeup = shared.wakeup else { return }
+        do {
+            try IOThread.start { [logger] in
+                ConnectionPool(configuration: configuration, logger: logger, shared: shared, wakeup: wakeup).run()
+            }
+        } catch {
+            logger.error("cannot start the HTTP/2 I/O thread", metadata: [LogKeys.error: "\(error.message)"])
+            shared.failStartup(error)
+        }
+    }
+
+    deinit {
+        // Without an explicit shutdown, stop the thread anyway; nobody waits for it.
+        shared.requestShutdown(waiter: nil)
+    }
+
+    public func send(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
+        let submission = Submission(
+            headerBlock: RequestHeaderBlock(request: request, authority: authority),
+            body: request.body,
+            deadline: .now + requestTimeout,
+            completion: completion)
+        if let failure = shared.submit(submission) {
+            completion(.failure(failure))
+        }
+    }
+
+    public func send(_ request: HTTP2Request) async throws(HTTP2Error) -> HTTP2Response {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTP2Response, HTTP2Error>, Never>) in
+            send(request) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    public var statistics: HTTP2ClientStatistics { shared.statistics }
+
+    /// Sends GOAWAY(NO_ERROR) and closes every connection, fails queued and in-flight requests
+    /// with `.shutdown`, and returns once the I/O thread has exited.
+    public func shutdown() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            shared.requestShutdown(waiter: continuation)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+public struct HTTP2ClientConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// SNI and the name the certificate must match; defaults to `host`.
+    public var serverName: String?
+    /// A PEM file of CAs trusted in addition to the system store.
+    public var extraCAFile: String?
+    public var useSystemCAStore: Bool = true
+    public var identity: TLSClientIdentity?
+    public var proxy: HTTPProxy?
+    /// TCP connect, proxy CONNECT and TLS handshake together.
+    public var connectTimeout: Duration = .seconds(10)
+    /// A request without a response by then fails with `.timeout`.
+    public var requestTimeout: Duration = .seconds(30)
+    /// A connection without traffic for this long is PINGed; no ACK within `requestTimeout` kills it.
+    public var idlePingInterval: Duration = .seconds(60)
+    /// Connections without a request for this long are closed, keeping `minConnections`.
+    public var idleConnectionTimeout: Duration = .seconds(300)
+    public var minConnections: Int = 1
+    public var maxConnections: Int = 4
+    /// Local cap; the effective cap is also bounded by the peer's live SETTINGS_MAX_CONCURRENT_STREAMS.
+    public var maxStreamsPerConnection: Int = 1000
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    var effectiveServerName: String { serverName ?? host }
+
+    /// `:authority`: the port is omitted when it is the https default.
+    var authority: String {
+        let name = effectiveServerName
+        let bracketed = name.contains(":") ? "[\(name)]" : name
+        return port == 443 ? bracketed : "\(bracketed):\(port)"
+    }
+}

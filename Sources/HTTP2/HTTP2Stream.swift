@@ -1,0 +1,18 @@
+/// A request while it has a stream on a connection: the response is accumulated here.
+final class HTTP2Stream {
+    let request: PendingRequest
+    var id: Int32 = -1
+    /// Set once nghttp2 serialized the HEADERS frame: from then on the server may have seen it.
+    var headersSent = false
+    /// Bytes of `request.body` already handed to nghttp2.
+    var bodyOffset = 0
+    var status = 0
+    var headers: [HTTP2Header] = []
+    var body: [UInt8] = []
+
+    init(request: PendingRequest) {
+        self.request = request
+    }
+
+    var response: HTTP2Response { HTTP2Response(status: status, headers: headers, body: body) }
+}

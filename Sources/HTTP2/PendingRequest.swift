@@ -1,0 +1,44 @@
+/// What a caller hands to the I/O thread: everything is prepared off that thread.
+struct Submission: Sendable {
+    var headerBlock: RequestHeaderBlock
+    var body: [UInt8]
+    var deadline: ContinuousClock.Instant
+    var completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
+}
+
+/// One request's life on the I/O thread, across resubmissions, until its completion has run.
+final class PendingRequest {
+    enum Place {
+        case queued
+        case inFlight(Connection, streamID: Int32)
+        case done
+    }
+
+    let headerBlock: RequestHeaderBlock
+    /// Read by nghttp2's data provider; lives here until the stream closes.
+    let body: [UInt8]
+    let deadline: ContinuousClock.Instant
+    private let completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
+    var place: Place = .queued
+    /// How often the server refused it (REFUSED_STREAM or GOAWAY) and the pool resubmitted it.
+    var refusals = 0
+
+    init(_ submission: Submission) {
+        headerBlock = submission.headerBlock
+        body = submission.body
+        deadline = submission.deadline
+        completion = submission.completion
+    }
+
+    var isDone: Bool {
+        if case .done = place { return true }
+        return false
+    }
+
+    /// Runs the completion once; later outcomes (a stream closing after a timeout) are ignored.
+    func complete(_ result: Result<HTTP2Response, HTTP2Error>) {
+        if isDone { return }
+        place = .done
+        completion(result)
+    }
+}
