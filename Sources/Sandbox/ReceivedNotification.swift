@@ -1,0 +1,19 @@
+/// One request the sandbox answered, accepted or not, as the client sent it.
+public struct ReceivedNotification: Sendable, Hashable {
+    /// Lowercase hex device token from `:path` (empty when the path had none).
+    public let token: String
+    public let topic: String
+    public let pushType: String
+    public let priority: Int
+    public let expiration: Int?
+    public let collapseID: String?
+    /// The `apns-id` answered: the request's (lowercased) or a generated one.
+    public let apnsID: String
+    public let payload: [UInt8]
+    /// `"token:<kid>"`, `"certificate:<topic>"`, or `"none"` when authentication failed.
+    public let authentication: String
+    public let status: Int
+    public let reason: String?
+    public let connectionID: Int
+    public let receivedAt: ContinuousClock.Instant
+}

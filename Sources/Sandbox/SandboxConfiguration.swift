@@ -1,0 +1,99 @@
+import NIOCore
+import PushCore
+
+/// An ES256 (P-256) provider-token key the sandbox accepts, as APNs knows a developer account's keys.
+public struct SandboxTokenKey: Sendable, Hashable {
+    public var keyID: String
+    public var teamID: String
+    /// The public key (or, for convenience, the `.p8` private key: its public half is used).
+    public var publicKeyPEM: String
+
+    public init(keyID: String, teamID: String, publicKeyPEM: String) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.publicKeyPEM = publicKeyPEM
+    }
+}
+
+/// A scripted answer for requests that pass authentication and validation.
+public struct SandboxRule: Sendable, Codable, Hashable {
+    /// Exact device token (lowercase hex) …
+    public var token: String?
+    /// … or a token prefix; with both nil the rule matches every request.
+    public var tokenPrefix: String?
+    public var status: Int
+    /// APNs reason for the error body; 410 answers also carry `"timestamp"` (now, in ms).
+    public var reason: String?
+    /// Answer this way only for the first N matching requests, then behave normally (nil: always).
+    public var times: Int?
+
+    public init(token: String? = nil, tokenPrefix: String? = nil, status: Int, reason: String? = nil, times: Int? = nil) {
+        self.token = token
+        self.tokenPrefix = tokenPrefix
+        self.status = status
+        self.reason = reason
+        self.times = times
+    }
+
+    /// A rule answering with an APNs reason and the status APNs pairs with it.
+    public init(token: String? = nil, tokenPrefix: String? = nil, reason: APNsReason, times: Int? = nil) {
+        self.init(token: token, tokenPrefix: tokenPrefix, status: reason.status, reason: reason.rawValue, times: times)
+    }
+
+    func matches(token candidate: String) -> Bool {
+        if let token, token != candidate { return false }
+        if let tokenPrefix, !candidate.hasPrefix(tokenPrefix) { return false }
+        return true
+    }
+}
+
+/// Connection-level misbehaviour, counted per connection (the N-th request of each connection).
+public struct SandboxFaults: Sendable, Codable, Hashable {
+    /// After every N-th request: GOAWAY(NO_ERROR, last stream id, `{"reason":"Shutdown"}`), close once drained.
+    public var goAwayEveryRequests: Int?
+    /// Close the TCP connection abruptly on every N-th request, leaving it unanswered.
+    public var resetEveryRequests: Int?
+    /// Never answer every N-th request (the client must time out).
+    public var stallEveryRequests: Int?
+    /// Added before each answer, on the event loop's scheduler.
+    public var latency: Duration
+
+    public init(
+        goAwayEveryRequests: Int? = nil,
+        resetEveryRequests: Int? = nil,
+        stallEveryRequests: Int? = nil,
+        latency: Duration = .zero
+    ) {
+        self.goAwayEveryRequests = goAwayEveryRequests
+        self.resetEveryRequests = resetEveryRequests
+        self.stallEveryRequests = stallEveryRequests
+        self.latency = latency
+    }
+}
+
+/// Everything `APNsSandbox` needs to listen and answer like APNs.
+public struct SandboxConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 2197 is APNs' alternative port; 0 binds an ephemeral one.
+    public var port: Int = 2197
+    /// Generated CA, certificates and token key are written here once and reused afterwards.
+    public var stateDirectory: String = ".pushworker/sandbox"
+    /// Serve this certificate and key instead of the generated server identity.
+    public var certificateFile: String?
+    public var privateKeyFile: String?
+    /// The SETTINGS_MAX_CONCURRENT_STREAMS advertised once a connection is authenticated.
+    public var maxConcurrentStreams: Int = 1000
+    /// Keys accepted for token authentication; empty: the generated key.
+    public var tokenKeys: [SandboxTokenKey] = []
+    /// Bundle IDs accepted (with any push-type suffix); empty: any.
+    public var allowedTopics: [String] = []
+    public var rules: [SandboxRule] = []
+    public var faults = SandboxFaults()
+    /// At most this many notifications are kept; the oldest are dropped, counters keep counting.
+    public var recordLimit: Int = 1_000_000
+    /// One stdout line per accepted notification, for demos.
+    public var logNotifications: Bool = false
+    public var threads: Int = System.coreCount
+
+    public init() {}
+}

@@ -1,0 +1,86 @@
+import NIOCore
+import NIOHTTP2
+
+/// One request stream: collects HEADERS and DATA, hands the complete request to its connection,
+/// and writes the answer the connection decides on.
+final class SandboxStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    /// Bodies beyond this are only counted: the largest APNs payload is 5120 bytes.
+    private static let maxBufferedBody = 16 * 1024
+
+    private let connection: SandboxConnectionHandler
+    private var headers: HTTP2Frame.FramePayload.Headers?
+    private var body: ByteBuffer?
+    private var bodyLength = 0
+    private var complete = false
+
+    init(connection: SandboxConnectionHandler) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .headers(let headers):
+            // A second HEADERS block would be trailers, which APNs requests don't have.
+            if self.headers == nil { self.headers = headers }
+            if headers.endStream { self.finish(context: context) }
+        case .data(let data):
+            if case .byteBuffer(var buffer) = data.data {
+                self.bodyLength += buffer.readableBytes
+                if self.bodyLength <= Self.maxBufferedBody {
+                    if self.body == nil { self.body = buffer } else { self.body!.writeBuffer(&buffer) }
+                }
+            }
+            if data.endStream { self.finish(context: context) }
+        default:
+            break
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        guard !self.complete, let headers = self.headers else { return }
+        self.complete = true
+        let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
+        self.connection.handle(
+            headers: headers, body: self.body, bodyLength: self.bodyLength, streamID: streamID, stream: self, context: context
+        )
+        self.body = nil
+    }
+
+    func respond(context: ChannelHandlerContext, status: Int, reason: String?, apnsID: String, uniqueID: String) {
+        let hasBody = reason != nil
+        var frame = HTTP2Frame.FramePayload.Headers(headers: [":status": Self.statusText(status)], endStream: !hasBody)
+        // Unique per response: keep them out of the client's HPACK dynamic table.
+        frame.headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
+        frame.headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
+        guard let reason else {
+            context.writeAndFlush(self.wrapOutboundOut(.headers(frame)), promise: nil)
+            return
+        }
+        frame.headers.add(name: "content-type", value: "application/json")
+        var body = context.channel.allocator.buffer(capacity: 64)
+        body.writeString(#"{"reason":""#)
+        body.writeString(reason)
+        if status == 410 {
+            // APNs: when the token stopped being valid for the topic, in milliseconds.
+            body.writeString(#"","timestamp":"#)
+            body.writeString(String(SandboxWallClock.epochMilliseconds()))
+            body.writeString("}")
+        } else {
+            body.writeString(#""}"#)
+        }
+        context.write(self.wrapOutboundOut(.headers(frame)), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+    }
+
+    /// For streams above a GOAWAY's last stream ID: never processed, the client may resend them.
+    func refuse(context: ChannelHandlerContext) {
+        context.writeAndFlush(self.wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
+    }
+
+    private static func statusText(_ status: Int) -> String {
+        status == 200 ? "200" : String(status)
+    }
+}
