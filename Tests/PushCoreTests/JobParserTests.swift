@@ -397,13 +397,13 @@ struct ZeroOrOne: Sendable, CustomTestStringConvertible {
 @Suite("JobParser: JSON 0 and 1 are numbers, not booleans")
 struct ZeroAndOneTests {
     @Test("0 and 1 are accepted where the contract allows them", arguments: ZeroOrOne.all)
-    func accepted(_ sample: ZeroOrOne) {
+    func accepted(_ sample: ZeroOrOne) throws {
         let job = try parseJob(jobBody(sample.overrides))
         #expect(sample.holds(job))
     }
 
     @Test("a default job (expiration 0) re-encoded parses back: chunks and retries depend on it")
-    func defaultJobRoundTrip() {
+    func defaultJobRoundTrip() throws {
         let job = PushJob(id: "j", tokens: [DeviceToken(trustedHex: Tok.a)], payload: Array(#"{"aps":{"alert":"Hi"}}"#.utf8))
         let reparsed = try parseJob(job.encoded())
         #expect(reparsed == job)
