@@ -11,6 +11,20 @@ extension AMQPClient {
         }
     }
 
+    /// At most `limit` commands, so a flood of publishes cannot starve frame reading (heartbeats,
+    /// confirms, deliveries); `more` says whether some are still queued.
+    func takeCommands(limit: Int) -> (commands: [ClientCommand], more: Bool) {
+        shared.withLock { state in
+            guard state.commands.count > limit else {
+                defer { state.commands.removeAll(keepingCapacity: true) }
+                return (state.commands, false)
+            }
+            let batch = Array(state.commands.prefix(limit))
+            state.commands.removeFirst(limit)
+            return (batch, true)
+        }
+    }
+
     func markConnected(generation: UInt64) {
         let waiters = shared.withLock { state in
             state.connectedGeneration = generation

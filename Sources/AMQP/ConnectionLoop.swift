@@ -9,6 +9,8 @@ final class ConnectionLoop {
     /// Frames read before looking at the command queue again, so acks and publishes keep flowing
     /// while deliveries pour in.
     static let framesPerIteration = 256
+    /// Commands executed before reading frames again.
+    static let commandsPerIteration = 2048
 
     struct Consumer {
         let queue: String
@@ -74,7 +76,7 @@ final class ConnectionLoop {
 
     /// One pass: queued commands, then up to `framesPerIteration` frames, then wait for activity.
     private func iterate(_ connection: AMQPConnection) throws(AMQPError) {
-        let commands = client.takeCommands()
+        let (commands, moreCommands) = client.takeCommands(limit: Self.commandsPerIteration)
         if !commands.isEmpty { try perform(commands, on: connection) }
 
         var drained = false
@@ -86,8 +88,9 @@ final class ConnectionLoop {
             try handle(frame, on: connection)
         }
         connection.releaseBuffers()
-        // Only poll once the library reported nothing buffered: poll() cannot see its buffers.
-        if drained {
+        // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
+        // and no commands are left over (they would not signal the wake-up again).
+        if drained && !moreCommands {
             client.wakeSignal.wait(socket: connection.socketDescriptor, timeoutMilliseconds: pollTimeout(connection))
         }
     }

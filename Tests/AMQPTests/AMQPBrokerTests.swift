@@ -347,6 +347,85 @@ import Testing
         await client.shutdown()
     }
 
+    @Test func publishToMissingExchangeFailsAndChannelRecovers() async throws {
+        let queue = Broker.uniqueName("after-404")
+        let events = EventRecorder()
+        let client = try await Broker.connectedClient(topology: [.queue(name: queue)], events: events)
+        do {
+            try await client.publish(exchange: Broker.uniqueName("no-such-exchange"), routingKey: "k", body: [1],
+                                     properties: AMQPProperties())
+            Issue.record("publish to a missing exchange succeeded")
+        } catch {
+            #expect(error.code == .channelClosed && error.status == 404)
+        }
+        // The publish channel was reopened in place: same connection, confirms numbered afresh.
+        for _ in 0..<3 {
+            try await client.publish(exchange: "", routingKey: queue, body: [2], properties: AMQPProperties())
+        }
+        #expect(try await client.messageCount(queue: queue) == 3)
+        #expect(events.disconnects == 0)
+        try await client.deleteQueue(queue)
+        await client.shutdown()
+    }
+
+    @Test func connectionLossFailsOutstandingPublishesButLosesNoConfirmedOne() async throws {
+        let queue = Broker.uniqueName("in-flight")
+        let events = EventRecorder()
+        let client = try await Broker.connectedClient(topology: [.queue(name: queue)], events: events)
+        let tally = Mutex((sent: 0, confirmed: 0, lost: 0, other: 0))
+        let publisher = Task {
+            // Keep a steady stream of publishes in flight until the connection has been cut.
+            while events.disconnects == 0 && !Task.isCancelled {
+                for _ in 0..<200 {
+                    tally.withLock { $0.sent += 1 }
+                    client.publish(exchange: "", routingKey: queue, body: [UInt8](repeating: 1, count: 256),
+                                   properties: AMQPProperties()) { result in
+                        tally.withLock { state in
+                            switch result {
+                            case .success: state.confirmed += 1
+                            case .failure(let error) where error.code == .connectionLost: state.lost += 1
+                            case .failure: state.other += 1
+                            }
+                        }
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        try Broker.forceClose(connectionName: events.connectionName)
+        #expect(await eventually { events.disconnects == 1 })
+        publisher.cancel()
+        _ = await publisher.value
+        #expect(await eventually { tally.withLock { $0.sent == $0.confirmed + $0.lost + $0.other } })
+        try await client.waitUntilConnected(timeout: .seconds(10))
+        let result = tally.withLock { $0 }
+        print("in-flight publishes at connection loss: \(result)")
+        #expect(result.lost > 0)
+        // Confirmed means stored: the queue holds at least every confirmed message.
+        let stored = try await client.messageCount(queue: queue)
+        #expect(stored >= result.confirmed)
+        try await client.deleteQueue(queue)
+        await client.shutdown()
+    }
+
+    @Test func tlsHandshakeFailureIsReportedNotFatal() async throws {
+        let endpoint = try AMQPConfiguration(url: Broker.url).endpoint()
+        // The plain AMQP port does not speak TLS: the handshake must fail cleanly and be retried.
+        var configuration = AMQPConfiguration(url: "amqps://guest:guest@\(endpoint.host):\(endpoint.port)/")
+        configuration.connectTimeout = .seconds(2)
+        let client = AMQPClient(configuration: configuration, topology: [], logger: Broker.logger)
+        client.start()
+        do {
+            try await client.waitUntilConnected(timeout: .seconds(3))
+            Issue.record("TLS to a plain port connected")
+        } catch {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("connectFailed"))
+        }
+        await client.shutdown()
+    }
+
     private func publishAll(
         _ client: AMQPClient, count: Int, queue: String, body: [UInt8], properties: AMQPProperties
     ) async throws {
