@@ -108,7 +108,6 @@ final class ConnectionLoop {
                 channels: [Self.consumeChannel, Self.publishChannel, Self.adminChannel],
                 confirmChannels: [Self.publishChannel])
             do throws(AMQPError) {
-                generation += 1
                 confirms = PublishConfirms()
                 unacked.reset()
                 blocked = false
@@ -120,6 +119,9 @@ final class ConnectionLoop {
                 connection.close()
                 throw error
             }
+            // Counted only for connections that came up, so generations run 1, 2, 3…; no
+            // delivery reaches a handler before this point.
+            generation += 1
             self.connection = connection
             backoff.reset()
             client.markConnected(generation: generation)
