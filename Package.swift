@@ -68,6 +68,7 @@ let package = Package(
         ], swiftSettings: strict),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [

@@ -1,0 +1,72 @@
+/// The few state transitions the owner thread publishes to callers.
+extension AMQPClient {
+    var isStopping: Bool {
+        shared.withLock { $0.phase == .stopping }
+    }
+
+    func takeCommands() -> [ClientCommand] {
+        shared.withLock { state in
+            defer { state.commands.removeAll(keepingCapacity: true) }
+            return state.commands
+        }
+    }
+
+    /// At most `limit` commands, so a flood of publishes cannot starve frame reading (heartbeats,
+    /// confirms, deliveries); `more` says whether some are still queued.
+    func takeCommands(limit: Int) -> (commands: [ClientCommand], more: Bool) {
+        shared.withLock { state in
+            guard state.commands.count > limit else {
+                defer { state.commands.removeAll(keepingCapacity: true) }
+                return (state.commands, false)
+            }
+            let batch = Array(state.commands.prefix(limit))
+            state.commands.removeFirst(limit)
+            return (batch, true)
+        }
+    }
+
+    func markConnected(generation: UInt64) {
+        let waiters = shared.withLock { state in
+            state.connectedGeneration = generation
+            state.lastError = nil
+            defer { state.connectWaiters = [:] }
+            return Array(state.connectWaiters.values)
+        }
+        waiters.forEach { $0.resume(returning: .success(())) }
+    }
+
+    func markDisconnected(_ error: AMQPError) {
+        shared.withLock { state in
+            state.connectedGeneration = nil
+            state.lastError = error
+        }
+    }
+
+    func markUnusable(_ error: AMQPError) {
+        let waiters = shared.withLock { state in
+            state.permanentError = error
+            state.lastError = error
+            defer { state.connectWaiters = [:] }
+            return Array(state.connectWaiters.values)
+        }
+        waiters.forEach { $0.resume(returning: .failure(error)) }
+    }
+
+    /// Called last by the owner thread: fails what is left and releases `shutdown()` callers.
+    func markStopped() {
+        let (commands, connectWaiters, stopWaiters) = shared.withLock { state in
+            state.phase = .stopped
+            state.connectedGeneration = nil
+            defer {
+                state.commands = []
+                state.connectWaiters = [:]
+                state.stopWaiters = []
+            }
+            return (state.commands, Array(state.connectWaiters.values), state.stopWaiters)
+        }
+        let error = AMQPError(code: .shutdown, message: "client was shut down")
+        commands.forEach { $0.fail(with: error) }
+        connectWaiters.forEach { $0.resume(returning: .failure(error)) }
+        stopWaiters.forEach { $0.resume() }
+    }
+}

@@ -1,0 +1,174 @@
+/// Executing queued commands on the live connection (owner thread only).
+extension ConnectionLoop {
+    func perform(_ commands: [ClientCommand], on connection: AMQPConnection) throws(AMQPError) {
+        // Consecutive single acks are collected so they can go out as one `multiple` ack.
+        var ackBatch: [UInt64] = []
+        for command in commands {
+            if case .ack(let tag, false) = command, tag.connectionGeneration == generation {
+                ackBatch.append(tag.value)
+                continue
+            }
+            try flushAcks(&ackBatch, on: connection)
+            switch command {
+            case .ack(let tag, let multiple):
+                try settle(tag, on: connection, multiple: multiple, requeue: nil)
+            case .nack(let tag, let requeue, let multiple):
+                try settle(tag, on: connection, multiple: multiple, requeue: requeue)
+            case .publish(let request):
+                try publish(request, on: connection)
+            case .consume(let queue, let prefetch, let handler):
+                let tag = addConsumer(queue: queue, prefetch: prefetch, handler: handler)
+                do {
+                    try startConsumer(tag, on: connection)
+                } catch {
+                    // Most likely the queue does not exist (404 closes the consume channel):
+                    // retrying on every reconnect would only loop, so give up on this consumer.
+                    consumers[tag]?.active = false
+                    logger.error("AMQP consume failed", metadata: ["amqp.queue": "\(queue)", "error": "\(error)"])
+                    throw error
+                }
+            case .stopConsuming:
+                for tag in consumerOrder where consumers[tag]?.active == true {
+                    consumers[tag]?.active = false
+                    try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
+                }
+            case .admin(let request, let completion):
+                let result = admin(request, on: connection)
+                completion(result)
+                if connection.isBroken, case .failure(let error) = result { throw error }
+            }
+        }
+        try flushAcks(&ackBatch, on: connection)
+    }
+
+    private func flushAcks(_ batch: inout [UInt64], on connection: AMQPConnection) throws(AMQPError) {
+        guard !batch.isEmpty else { return }
+        let plan = unacked.planAcks(batch)
+        if plan.count < Set(batch).count {
+            logger.debug("AMQP dropped acks for unknown or already settled delivery tags")
+        }
+        batch.removeAll(keepingCapacity: true)
+        for (tag, multiple) in plan {
+            try connection.ack(channel: Self.consumeChannel, deliveryTag: tag, multiple: multiple)
+        }
+    }
+
+    /// Ack (`requeue == nil`) or nack, never for a tag the channel does not know: an old-generation
+    /// or double-settled tag would be a 406 channel error that requeues everything in flight.
+    private func settle(_ tag: AMQPDeliveryTag, on connection: AMQPConnection, multiple: Bool, requeue: Bool?) throws(AMQPError) {
+        guard tag.connectionGeneration == generation else {
+            logger.debug("AMQP ack/nack for an earlier connection dropped; the broker already requeued it",
+                         metadata: ["amqp.tag": "\(tag)", "amqp.generation": "\(generation)"])
+            return
+        }
+        let wireTag: UInt64
+        if multiple {
+            guard let largest = unacked.removeThrough(tag.value) else {
+                logger.debug("AMQP multiple ack/nack covers no outstanding delivery", metadata: ["amqp.tag": "\(tag)"])
+                return
+            }
+            wireTag = largest
+        } else {
+            guard unacked.contains(tag.value) else {
+                logger.debug("AMQP ack/nack for an unknown or already settled delivery dropped", metadata: ["amqp.tag": "\(tag)"])
+                return
+            }
+            unacked.remove(tag.value)
+            wireTag = tag.value
+        }
+        if let requeue {
+            try connection.nack(channel: Self.consumeChannel, deliveryTag: wireTag, multiple: multiple, requeue: requeue)
+        } else {
+            try connection.ack(channel: Self.consumeChannel, deliveryTag: wireTag, multiple: multiple)
+        }
+    }
+
+    /// Writes the publish and records it for its confirm; never waits for the confirm itself.
+    func publish(_ request: PublishRequest, on connection: AMQPConnection) throws(AMQPError) {
+        if blocked {
+            heldPublishes.append(request)
+            return
+        }
+        do {
+            try connection.publish(
+                channel: Self.publishChannel, exchange: request.exchange, routingKey: request.routingKey,
+                body: request.body, properties: request.properties, mandatory: request.mandatory)
+        } catch {
+            request.completion(.failure(error))
+            if connection.isBroken { throw error }
+            return  // could not be encoded; nothing was written
+        }
+        let returnKey = request.mandatory
+            ? PublishConfirms.ReturnKey(exchange: request.exchange, routingKey: request.routingKey,
+                                        bodyCount: request.body.count, properties: request.properties)
+            : nil
+        confirms.record(completion: request.completion, returnKey: returnKey)
+    }
+
+    @discardableResult
+    func addConsumer(queue: String, prefetch: UInt16, handler: @escaping @Sendable (AMQPDelivery) -> Void) -> String {
+        // Our own tags, stable across reconnects, so a delivery always finds its handler.
+        let tag = "pushworker.\(consumerOrder.count + 1)"
+        consumers[tag] = Consumer(queue: queue, prefetch: prefetch, handler: handler, active: true)
+        consumerOrder.append(tag)
+        return tag
+    }
+
+    func startConsumer(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
+        guard let consumer = consumers[tag] else { return }
+        try connection.qos(channel: Self.consumeChannel, prefetch: consumer.prefetch)
+        try connection.consume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag)
+        logger.debug("AMQP consuming", metadata: ["amqp.queue": "\(consumer.queue)", "amqp.prefetch": "\(consumer.prefetch)"])
+    }
+
+    func declare(_ declarations: [AMQPDeclaration], on connection: AMQPConnection) throws(AMQPError) {
+        try ensureAdminChannel(connection)
+        for declaration in declarations {
+            switch declaration {
+            case .exchange(let name, let type, let durable):
+                try connection.declareExchange(channel: Self.adminChannel, name: name, type: type, durable: durable)
+            case .queue(let name, let durable, let arguments):
+                try connection.declareQueue(channel: Self.adminChannel, name: name, passive: false, durable: durable, arguments: arguments)
+            case .binding(let queue, let exchange, let routingKey):
+                try connection.bind(channel: Self.adminChannel, queue: queue, exchange: exchange, routingKey: routingKey)
+            }
+        }
+    }
+
+    private func ensureAdminChannel(_ connection: AMQPConnection) throws(AMQPError) {
+        // A failed admin RPC closes only this channel; reopen it on demand.
+        if !connection.openChannels.contains(Self.adminChannel) {
+            try connection.openChannel(Self.adminChannel)
+        }
+    }
+
+    private func admin(_ request: AdminRequest, on connection: AMQPConnection) -> Result<AdminResult, AMQPError> {
+        do {
+            switch request {
+            case .declare(let declarations):
+                try declare(declarations, on: connection)
+                for declaration in declarations where !topology.contains(declaration) {
+                    topology.append(declaration)
+                }
+                return .success(.done)
+            case .get(let queue):
+                try ensureAdminChannel(connection)
+                return .success(.delivery(try connection.get(channel: Self.adminChannel, queue: queue, generation: generation)))
+            case .messageCount(let queue):
+                try ensureAdminChannel(connection)
+                return .success(.count(try connection.declareQueue(
+                    channel: Self.adminChannel, name: queue, passive: true, durable: false, arguments: [:])))
+            case .purge(let queue):
+                try ensureAdminChannel(connection)
+                try connection.purge(channel: Self.adminChannel, queue: queue)
+                return .success(.done)
+            case .deleteQueue(let queue):
+                try ensureAdminChannel(connection)
+                try connection.deleteQueue(channel: Self.adminChannel, queue: queue)
+                return .success(.done)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+}

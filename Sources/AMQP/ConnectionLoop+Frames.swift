@@ -1,0 +1,75 @@
+/// Reacting to frames from the broker (owner thread only).
+extension ConnectionLoop {
+    func handle(_ frame: InboundFrame, on connection: AMQPConnection) throws(AMQPError) {
+        switch frame {
+        case .deliver(let channel, let consumerTag, let deliveryTag, let redelivered, let exchange, let routingKey,
+                      let properties, let body):
+            guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else {
+                logger.warning("AMQP delivery for an unknown consumer requeued", metadata: ["amqp.consumer": "\(consumerTag)"])
+                try connection.nack(channel: channel, deliveryTag: deliveryTag, multiple: false, requeue: true)
+                return
+            }
+            unacked.insert(deliveryTag)
+            consumer.handler(AMQPDelivery(
+                tag: AMQPDeliveryTag(connectionGeneration: generation, value: deliveryTag), body: body,
+                properties: properties, exchange: exchange, routingKey: routingKey, redelivered: redelivered))
+
+        case .publisherAck(let channel, let deliveryTag, let multiple):
+            guard channel == Self.publishChannel else { return }
+            complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: false))
+
+        case .publisherNack(let channel, let deliveryTag, let multiple):
+            guard channel == Self.publishChannel else { return }
+            complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: true))
+
+        case .returned(let channel, let replyCode, let replyText, let exchange, let routingKey, let properties, let bodyCount):
+            guard channel == Self.publishChannel else { return }
+            let key = PublishConfirms.ReturnKey(exchange: exchange, routingKey: routingKey, bodyCount: bodyCount, properties: properties)
+            if !confirms.markReturned(key, replyCode: replyCode, replyText: replyText) {
+                logger.warning("AMQP basic.return matched no outstanding mandatory publish",
+                               metadata: ["amqp.exchange": "\(exchange)", "amqp.routing_key": "\(routingKey)"])
+            }
+
+        case .consumerCancelled(_, let consumerTag):
+            guard let consumer = consumers[consumerTag] else { return }
+            consumers[consumerTag]?.active = false
+            logger.warning("AMQP consumer cancelled by broker", metadata: ["amqp.queue": "\(consumer.queue)"])
+            client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
+
+        case .channelClosed(let channel, let error):
+            switch channel {
+            case Self.publishChannel:
+                // E.g. publish to a missing exchange (404). Publishes in flight on the old channel
+                // are lost; a fresh channel restarts confirm numbering at 1.
+                logger.warning("AMQP publish channel closed by broker; reopening", metadata: ["error": "\(error)"])
+                complete(confirms.reset(failingWith: error))
+                try connection.openChannel(Self.publishChannel)
+                try connection.confirmSelect(Self.publishChannel)
+            case Self.adminChannel:
+                logger.debug("AMQP admin channel closed by broker", metadata: ["error": "\(error)"])
+            default:
+                // Consume channel: its delivery tags are void, so start over with a new generation.
+                throw error
+            }
+
+        case .connectionClosed(let error):
+            throw error
+
+        case .blocked(let reason):
+            blocked = true
+            logger.warning("AMQP connection blocked by broker", metadata: ["amqp.reason": "\(reason)"])
+            client.onEvent(.blocked(reason: reason))
+
+        case .unblocked:
+            blocked = false
+            logger.info("AMQP connection unblocked")
+            client.onEvent(.unblocked)
+            let held = heldPublishes
+            heldPublishes = []
+            for request in held { try publish(request, on: connection) }
+
+        case .other(let channel, let methodID):
+            logger.debug("AMQP ignored method", metadata: ["amqp.channel": "\(channel)", "amqp.method": "\(methodID)"])
+        }
+    }
+}

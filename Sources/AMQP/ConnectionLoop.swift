@@ -1,0 +1,232 @@
+import Logging
+
+/// The body of the AMQP owner thread: connects, services the connection and reconnects.
+/// Everything here runs on that one thread, so nothing in it is shared or locked.
+final class ConnectionLoop {
+    static let consumeChannel: UInt16 = 1
+    static let publishChannel: UInt16 = 2
+    static let adminChannel: UInt16 = 3
+    /// Frames read before looking at the command queue again, so acks and publishes keep flowing
+    /// while deliveries pour in.
+    static let framesPerIteration = 256
+    /// Commands executed before reading frames again.
+    static let commandsPerIteration = 2048
+
+    struct Consumer {
+        let queue: String
+        let prefetch: UInt16
+        let handler: @Sendable (AMQPDelivery) -> Void
+        /// False after stopConsuming() or a server cancel: not restarted on reconnect, but its
+        /// in-flight deliveries still reach the handler.
+        var active: Bool
+    }
+
+    let client: AMQPClient
+    var logger: Logger
+    var connection: AMQPConnection?
+    var generation: UInt64 = 0
+    var topology: [AMQPDeclaration]
+    var consumers: [String: Consumer] = [:]
+    var consumerOrder: [String] = []
+    var confirms = PublishConfirms()
+    var unacked = UnackedDeliveries()
+    /// connection.blocked from the broker: publishes wait here instead of blocking the thread in send().
+    var blocked = false
+    var heldPublishes: [PublishRequest] = []
+    var backoff: Backoff
+    var reconnectAt = ContinuousClock.now
+
+    init(client: AMQPClient) {
+        self.client = client
+        self.logger = client.logger
+        self.topology = client.initialTopology
+        self.backoff = Backoff(range: client.configuration.reconnectDelay)
+    }
+
+    func run() {
+        let endpoint: AMQPEndpoint
+        do {
+            endpoint = try client.configuration.endpoint()
+        } catch {
+            logger.error("AMQP client cannot start", metadata: ["error": "\(error)"])
+            client.markUnusable(error)
+            idleUntilStopped(error)
+            client.markStopped()
+            return
+        }
+        logger[metadataKey: "amqp.endpoint"] = "\(endpoint)"
+
+        while !client.isStopping {
+            if let connection {
+                do {
+                    try iterate(connection)
+                } catch {
+                    lose(connection, error)
+                }
+            } else if ContinuousClock.now < reconnectAt {
+                pauseDisconnected(until: reconnectAt)
+            } else if !connect(endpoint) {
+                let delay = backoff.next()
+                reconnectAt = .now + delay
+                logger.debug("AMQP reconnect scheduled", metadata: ["delay": "\(delay)"])
+            }
+        }
+        stop()
+    }
+
+    /// One pass: queued commands, then up to `framesPerIteration` frames, then wait for activity.
+    private func iterate(_ connection: AMQPConnection) throws(AMQPError) {
+        let (commands, moreCommands) = client.takeCommands(limit: Self.commandsPerIteration)
+        if !commands.isEmpty { try perform(commands, on: connection) }
+
+        var drained = false
+        for _ in 0..<Self.framesPerIteration {
+            guard let frame = try connection.readFrame() else {
+                drained = true
+                break
+            }
+            try handle(frame, on: connection)
+        }
+        connection.releaseBuffers()
+        // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
+        // and no commands are left over (they would not signal the wake-up again).
+        if drained && !moreCommands {
+            client.wakeSignal.wait(socket: connection.socketDescriptor, timeoutMilliseconds: pollTimeout(connection))
+        }
+    }
+
+    /// Well under the heartbeat, because heartbeats are only sent from inside library calls.
+    private func pollTimeout(_ connection: AMQPConnection) -> Int32 {
+        guard connection.heartbeat > 0 else { return 500 }
+        return Int32(min(500, max(10, connection.heartbeat * 1000 / 4)))
+    }
+
+    private func connect(_ endpoint: AMQPEndpoint) -> Bool {
+        do throws(AMQPError) {
+            let connection = try AMQPConnection(
+                endpoint: endpoint, configuration: client.configuration,
+                channels: [Self.consumeChannel, Self.publishChannel, Self.adminChannel],
+                confirmChannels: [Self.publishChannel])
+            do throws(AMQPError) {
+                confirms = PublishConfirms()
+                unacked.reset()
+                blocked = false
+                try declare(topology, on: connection)
+                for tag in consumerOrder where consumers[tag]?.active == true {
+                    try startConsumer(tag, on: connection)
+                }
+            } catch {
+                connection.close()
+                throw error
+            }
+            // Counted only for connections that came up, so generations run 1, 2, 3…; no
+            // delivery reaches a handler before this point.
+            generation += 1
+            self.connection = connection
+            backoff.reset()
+            client.markConnected(generation: generation)
+            logger.info("AMQP connected", metadata: [
+                "amqp.generation": "\(generation)", "amqp.heartbeat": "\(connection.heartbeat)",
+            ])
+            client.onEvent(.connected(generation: generation))
+            return true
+        } catch {
+            client.markDisconnected(error)
+            logger.warning("AMQP connect failed", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Drops a failed connection: outstanding publishes fail (they may or may not have been
+    /// stored: the caller must treat them as not published), unacked deliveries are forgotten
+    /// (the broker requeues them), and a reconnect is scheduled.
+    func lose(_ connection: AMQPConnection, _ error: AMQPError) {
+        self.connection = nil
+        connection.close()  // no-op when already broken
+        let lost = AMQPError(code: .connectionLost, status: error.status,
+                             message: "connection lost before the broker confirmed: \(error.message)")
+        complete(confirms.reset(failingWith: lost))
+        failHeldPublishes(lost)
+        unacked.reset()
+        blocked = false
+        client.markDisconnected(error)
+        let delay = backoff.next()
+        reconnectAt = .now + delay
+        logger.warning("AMQP connection lost", metadata: ["error": "\(error)", "amqp.reconnect_in": "\(delay)"])
+        client.onEvent(.disconnected(reason: error.description))
+    }
+
+    /// Waits for the next reconnect attempt while answering commands that cannot wait.
+    private func pauseDisconnected(until deadline: ContinuousClock.Instant) {
+        let remaining = deadline - .now
+        let milliseconds = max(1, min(500, Int32(Backoff.seconds(remaining) * 1000)))
+        client.wakeSignal.wait(socket: -1, timeoutMilliseconds: milliseconds)
+        let lastError = client.shared.withLock { $0.lastError }
+        handleWhileDisconnected(client.takeCommands(), reason: lastError)
+    }
+
+    private func idleUntilStopped(_ error: AMQPError) {
+        while !client.isStopping {
+            client.wakeSignal.wait(socket: -1, timeoutMilliseconds: 500)
+            handleWhileDisconnected(client.takeCommands(), reason: error)
+        }
+    }
+
+    /// Publishes and RPCs fail at once (waiting for a reconnect could take arbitrarily long);
+    /// consumer changes are remembered for the next connection; acks are moot (requeued).
+    private func handleWhileDisconnected(_ commands: [ClientCommand], reason: AMQPError?) {
+        let error = AMQPError(code: reason?.code == .invalidURL ? .invalidURL : .connectionLost, status: reason?.status,
+                              message: "not connected to the broker" + (reason.map { ": \($0.message)" } ?? ""))
+        for command in commands {
+            switch command {
+            case .publish, .admin:
+                command.fail(with: error)
+            case .ack(let tag, _), .nack(let tag, _, _):
+                logger.debug("AMQP ack dropped while disconnected", metadata: ["amqp.tag": "\(tag)"])
+            case .consume(let queue, let prefetch, let handler):
+                addConsumer(queue: queue, prefetch: prefetch, handler: handler)
+            case .stopConsuming:
+                for tag in consumerOrder { consumers[tag]?.active = false }
+            }
+        }
+    }
+
+    /// Graceful end: settle acks the application already decided, cancel consumers, close.
+    private func stop() {
+        let shutdownError = AMQPError(code: .shutdown, message: "client was shut down")
+        if let connection, !connection.isBroken {
+            do {
+                var acks: [ClientCommand] = []
+                for command in client.takeCommands() {
+                    switch command {
+                    case .ack, .nack: acks.append(command)
+                    default: command.fail(with: shutdownError)
+                    }
+                }
+                try perform(acks, on: connection)
+                for tag in consumerOrder where consumers[tag]?.active == true {
+                    try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
+                    consumers[tag]?.active = false
+                }
+            } catch {
+                logger.debug("AMQP error during shutdown", metadata: ["error": "\(error)"])
+            }
+            connection.close()
+        }
+        connection = nil
+        complete(confirms.reset(failingWith: shutdownError))
+        failHeldPublishes(shutdownError)
+        logger.info("AMQP client stopped")
+        client.markStopped()
+    }
+
+    func complete(_ settled: [(PublishConfirms.Completion, Result<Void, AMQPError>)]) {
+        for (completion, result) in settled { completion(result) }
+    }
+
+    func failHeldPublishes(_ error: AMQPError) {
+        let held = heldPublishes
+        heldPublishes = []
+        for request in held { request.completion(.failure(error)) }
+    }
+}

@@ -1,0 +1,99 @@
+/// Publisher-confirm bookkeeping for one incarnation of the publish channel.
+///
+/// The broker numbers publishes from 1 per channel and answers with basic.ack / basic.nack
+/// (`multiple` covers every earlier sequence number). A basic.return carries no sequence number,
+/// so it is matched to the oldest outstanding mandatory publish with the same exchange, routing
+/// key and body size (publishes to the same destination route the same way), preferring one whose
+/// properties match too; the ack that follows it then fails that publish as unroutable.
+struct PublishConfirms {
+    typealias Completion = @Sendable (Result<Void, AMQPError>) -> Void
+
+    /// What a basic.return is compared against.
+    struct ReturnKey: Equatable {
+        var exchange: String
+        var routingKey: String
+        var bodyCount: Int
+        var properties: AMQPProperties
+    }
+
+    private struct Entry {
+        let completion: Completion
+        let returnKey: ReturnKey?
+        var returned: AMQPError?
+    }
+
+    private var entries: [UInt64: Entry] = [:]
+    /// Sequence numbers of mandatory publishes, oldest first (may contain settled ones).
+    private var mandatory: [UInt64] = []
+    private var lowest: UInt64 = 1
+    private(set) var nextSequence: UInt64 = 1
+
+    var outstanding: Int { entries.count }
+
+    /// Records a publish that was just written; returns its sequence number.
+    @discardableResult
+    mutating func record(completion: @escaping Completion, returnKey: ReturnKey?) -> UInt64 {
+        let sequence = nextSequence
+        nextSequence += 1
+        entries[sequence] = Entry(completion: completion, returnKey: returnKey)
+        if returnKey != nil { mandatory.append(sequence) }
+        return sequence
+    }
+
+    /// Settles on basic.ack (`nacked == false`) or basic.nack; returns the completions to run.
+    mutating func settle(deliveryTag: UInt64, multiple: Bool, nacked: Bool) -> [(Completion, Result<Void, AMQPError>)] {
+        var settled: [(Completion, Result<Void, AMQPError>)] = []
+        func finish(_ sequence: UInt64, _ entry: Entry) {
+            if nacked {
+                settled.append((entry.completion, .failure(AMQPError(
+                    code: .nacked, message: "broker nacked publish \(sequence); it was not stored"))))
+            } else if let returned = entry.returned {
+                settled.append((entry.completion, .failure(returned)))
+            } else {
+                settled.append((entry.completion, .success(())))
+            }
+        }
+        if multiple {
+            var sequence = lowest
+            while sequence <= deliveryTag && sequence < nextSequence {
+                if let entry = entries.removeValue(forKey: sequence) { finish(sequence, entry) }
+                sequence += 1
+            }
+        } else if let entry = entries.removeValue(forKey: deliveryTag) {
+            finish(deliveryTag, entry)
+        }
+        while lowest < nextSequence && entries[lowest] == nil { lowest += 1 }
+        let settledMandatory = mandatory.prefix { entries[$0] == nil }.count
+        if settledMandatory > 0 { mandatory.removeFirst(settledMandatory) }
+        return settled
+    }
+
+    /// Marks the publish a basic.return belongs to; false when none matches.
+    mutating func markReturned(_ key: ReturnKey, replyCode: UInt16, replyText: String) -> Bool {
+        var loose: UInt64?
+        var exact: UInt64?
+        for sequence in mandatory {
+            guard let entry = entries[sequence], entry.returned == nil, let candidate = entry.returnKey,
+                  candidate.exchange == key.exchange, candidate.routingKey == key.routingKey,
+                  candidate.bodyCount == key.bodyCount
+            else { continue }
+            if candidate.properties == key.properties {
+                exact = sequence
+                break
+            }
+            if loose == nil { loose = sequence }
+        }
+        guard let sequence = exact ?? loose else { return false }
+        entries[sequence]?.returned = AMQPError(
+            code: .unroutable, status: Int32(replyCode),
+            message: "\(replyText): no queue bound to exchange '\(key.exchange)' with routing key '\(key.routingKey)'")
+        return true
+    }
+
+    /// Fails everything outstanding and starts a new channel incarnation (sequence 1).
+    mutating func reset(failingWith error: AMQPError) -> [(Completion, Result<Void, AMQPError>)] {
+        let failed = entries.sorted { $0.key < $1.key }.map { ($0.value.completion, Result<Void, AMQPError>.failure(error)) }
+        self = PublishConfirms()
+        return failed
+    }
+}

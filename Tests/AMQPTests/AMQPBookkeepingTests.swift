@@ -1,0 +1,69 @@
+@testable import AMQP
+import Synchronization
+import Testing
+
+@Suite struct AMQPBookkeepingTests {
+    @Test func acksCoalesceIntoMultiple() {
+        var unacked = UnackedDeliveries()
+        for tag in UInt64(1)...6 { unacked.insert(tag) }
+        let plan = unacked.planAcks([2, 1, 3, 5])
+        #expect(plan.map(\.tag) == [3, 5])
+        #expect(plan.map(\.multiple) == [true, false])
+        #expect(unacked.count == 2)
+        #expect(unacked.contains(4) && unacked.contains(6))
+        // Already settled or unknown tags are dropped, never sent.
+        #expect(unacked.planAcks([1, 99]).isEmpty)
+        #expect(unacked.removeThrough(5) == 4)
+        #expect(unacked.planAcks([6]).map(\.tag) == [6])
+        #expect(unacked.count == 0)
+    }
+
+    @Test func confirmsSettleInOrderWithMultiple() {
+        let results = Mutex<[Int: Bool]>([:])
+        var confirms = PublishConfirms()
+        for index in 1...5 {
+            confirms.record(completion: { result in
+                results.withLock { $0[index] = (try? result.get()) != nil }
+            }, returnKey: nil)
+        }
+        for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
+        for (completion, result) in confirms.settle(deliveryTag: 5, multiple: false, nacked: true) { completion(result) }
+        #expect(results.withLock { $0 } == [1: true, 2: true, 3: true, 5: false])
+        #expect(confirms.outstanding == 1)
+        let failed = confirms.reset(failingWith: AMQPError(code: .connectionLost, message: "x"))
+        #expect(failed.count == 1)
+        #expect(confirms.nextSequence == 1)
+    }
+
+    @Test func returnMatchesTheRightMandatoryPublish() {
+        let outcome = Mutex<[Int: String]>([:])
+        var confirms = PublishConfirms()
+        func key(_ routingKey: String, _ messageID: String) -> PublishConfirms.ReturnKey {
+            .init(exchange: "x", routingKey: routingKey, bodyCount: 3, properties: AMQPProperties(messageID: messageID))
+        }
+        let keys = [key("routable", "a"), key("nowhere", "b"), key("nowhere", "c")]
+        for (index, returnKey) in keys.enumerated() {
+            confirms.record(completion: { result in
+                outcome.withLock { state in
+                    switch result {
+                    case .success: state[index] = "ok"
+                    case .failure(let error): state[index] = "\(error.code)"
+                    }
+                }
+            }, returnKey: returnKey)
+        }
+        let matched = confirms.markReturned(key("nowhere", "c"), replyCode: 312, replyText: "NO_ROUTE")
+        let unmatched = confirms.markReturned(key("other", "z"), replyCode: 312, replyText: "NO_ROUTE")
+        #expect(matched && !unmatched)
+        for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
+        #expect(outcome.withLock { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
+    }
+
+    @Test func backoffGrowsCapsAndJitters() {
+        var backoff = Backoff(range: .milliseconds(200) ... .seconds(1))
+        let delays = (0..<5).map { _ in backoff.next(jitter: { $0.upperBound }) }
+        #expect(delays == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+        backoff.reset()
+        #expect(backoff.next(jitter: { $0.lowerBound }) == .milliseconds(100))
+    }
+}
