@@ -127,25 +127,20 @@ final class PipelineFixture: @unchecked Sendable {
 
     struct Event: Sendable {
         let routingKey: String
-        let fields: [String: any Sendable]
+        let fields: [String: JSONValue]
         init(_ delivery: AMQPDelivery) throws {
             routingKey = delivery.routingKey
-            let object = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any] ?? [:]
-            fields = object.mapValues { value -> any Sendable in
-                if let number = value as? NSNumber, !(value is Bool) { return number.intValue }
-                if let text = value as? String { return text }
-                if value is NSNull { return Optional<Int>.none as any Sendable }
-                return "\(value)"
-            }
+            guard case let .object(object) = try JSONValue.parse(delivery.body) else { throw JobRejection(field: nil, "event is not an object") }
+            fields = object
         }
-        func int(_ key: String) -> Int? { fields[key] as? Int }
-        func string(_ key: String) -> String? { fields[key] as? String }
+        func int(_ key: String) -> Int? { fields[key]?.exactInteger }
+        func string(_ key: String) -> String? { if case let .string(text)? = fields[key] { text } else { nil } }
     }
 
     static func token(_ seed: Int) -> String {
         // 64 hex characters, distinct per seed.
         let hex = String(seed, radix: 16)
-        return String(repeating: "a", count: 64 - hex.count) + hex
+        return "f" + String(repeating: "0", count: 63 - hex.count) + hex
     }
 }
 
