@@ -55,6 +55,22 @@ final class ConsumptionGate: Sendable {
         state.withLock { $0.resume = task }
     }
 
+    /// The broker cancelled our consumer (its queue was deleted, or a node failed): declare the
+    /// topology again and consume, unless paused or stopped.
+    func consumerCancelled() {
+        let shouldReopen = state.withLock { !$0.paused && !$0.stopped }
+        guard shouldReopen else { return }
+        Task { [self] in
+            try? await Task.sleep(for: .seconds(1))
+            do {
+                try await amqp.declare(configuration.topology)
+            } catch {
+                logger.error("could not declare the topology again", metadata: ["error": "\(error)"])
+            }
+            if state.withLock({ !$0.paused && !$0.stopped }) { open() }
+        }
+    }
+
     func close() {
         let task = state.withLock { state in
             state.stopped = true

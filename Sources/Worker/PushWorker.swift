@@ -35,6 +35,7 @@ public final class PushWorker: Service, Sendable {
         self.deliveries = stream
         self.deliveryInput = input
         let status = self.status
+        let gateBox = GateBox()
         self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
             switch event {
             case .connected: status.setAMQPConnected(true)
@@ -42,7 +43,8 @@ public final class PushWorker: Service, Sendable {
                 status.setAMQPConnected(false)
                 logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
             case let .consumerCancelledByServer(queue):
-                logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); it is re-registered on reconnect")
+                logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); declaring the topology again and re-consuming")
+                gateBox.gate?.consumerCancelled()
             case let .blocked(reason):
                 logger.warning("RabbitMQ blocked publishing (\(reason)): settling waits")
             case .unblocked:
@@ -52,6 +54,7 @@ public final class PushWorker: Service, Sendable {
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
             input.yield(delivery)
         }
+        gateBox.gate = gate
     }
 
     public func run() async throws {
@@ -93,4 +96,9 @@ public final class PushWorker: Service, Sendable {
         await amqp.shutdown()
         for client in clients.values { await client.shutdown() }
     }
+}
+
+/// Lets the AMQP event handler, made before the gate exists, reach it. Set once in init.
+private final class GateBox: @unchecked Sendable {
+    var gate: ConsumptionGate?
 }
