@@ -173,18 +173,24 @@ struct CurlRequestTests {
         configuration.stateDirectory = harness.directory
         let restarted = APNsSandbox(configuration: configuration, logger: .init(label: "sandbox-test"))
         let port = try await restarted.start()
-        defer { Task { await restarted.stop(); try? FileManager.default.removeItem(atPath: harness.directory) } }
-        #expect(try String(contentsOfFile: material.caCertificateFile, encoding: .utf8) == ca)
-        #expect(try String(contentsOfFile: material.tokenKeyFile, encoding: .utf8) == tokenKey)
+        do {
+            #expect(try String(contentsOfFile: material.caCertificateFile, encoding: .utf8) == ca)
+            #expect(try String(contentsOfFile: material.tokenKeyFile, encoding: .utf8) == tokenKey)
 
-        // A token minted before the restart still works, over TLS verified with the old ca.pem.
-        let token = try harness.providerToken()
-        let result = try await ExternalTool.run("curl", [
-            "--http2", "-sS", "--cacert", material.caCertificateFile, "-o", "/dev/null", "-w", "%{http_code}",
-            "-H", "authorization: bearer \(token)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
-            "--data-binary", SandboxHarness.payload, "https://localhost:\(port)/3/device/\(SandboxHarness.token)",
-        ])
-        #expect(result.stdout == "200", "\(result.stderr)")
+            // A token minted before the restart still works, over TLS verified with the old ca.pem.
+            let token = try harness.providerToken()
+            let result = try await ExternalTool.run("curl", [
+                "--http2", "-sS", "--cacert", material.caCertificateFile, "-o", "/dev/null", "-w", "%{http_code}",
+                "-H", "authorization: bearer \(token)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+                "--data-binary", SandboxHarness.payload, "https://localhost:\(port)/3/device/\(SandboxHarness.token)",
+            ])
+            #expect(result.stdout == "200", "\(result.stderr)")
+        } catch {
+            await restarted.stop()
+            throw error
+        }
+        await restarted.stop()
+        try? FileManager.default.removeItem(atPath: harness.directory)
     }
 
     static func payload(size: Int) -> String {
