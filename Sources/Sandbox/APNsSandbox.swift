@@ -33,7 +33,7 @@ public final class APNsSandbox: Sendable {
     public func start() async throws -> Int {
         guard self.running.withLock({ $0 == nil }) else { throw SandboxError(message: "already started") }
         let configuration = self.configuration
-        try self.material.createMissing(in: configuration.stateDirectory, logger: self.logger)
+        try await self.material.createMissing(in: configuration.stateDirectory, logger: self.logger)
 
         let settings = SandboxSettings(
             validator: SandboxRequestValidator(

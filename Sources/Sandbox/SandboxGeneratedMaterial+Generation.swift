@@ -6,7 +6,7 @@ import X509
 extension SandboxGeneratedMaterial {
     /// Creates what is missing or about to expire and keeps the rest. Everything the CA signed is
     /// re-issued when the CA itself is new.
-    func createMissing(in directory: String, logger: Logger) throws {
+    func createMissing(in directory: String, logger: Logger) async throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let (caCertificate, caKey, caIsNew) = try self.loadOrCreateCA(logger: logger)
 
@@ -62,7 +62,7 @@ extension SandboxGeneratedMaterial {
         }
 
         if !FileManager.default.fileExists(atPath: self.clientPKCS12File) {
-            self.exportClientPKCS12(logger: logger)
+            await self.exportClientPKCS12(logger: logger)
         }
     }
 
@@ -126,7 +126,7 @@ extension SandboxGeneratedMaterial {
     /// swift-certificates cannot write PKCS#12, so this shells out to `openssl pkcs12 -export`
     /// (OpenSSL 3 defaults to AES-256 + PBKDF2, which loads without the legacy provider). The
     /// `.p12` is a convenience: without openssl the sandbox still runs.
-    private func exportClientPKCS12(logger: Logger) {
+    private func exportClientPKCS12(logger: Logger) async {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
@@ -136,14 +136,19 @@ extension SandboxGeneratedMaterial {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                logger.warning("sandbox: openssl pkcs12 -export failed", metadata: ["status": "\(process.terminationStatus)"])
+        // A termination handler, not waitUntilExit: on Linux that spins a run loop at full CPU.
+        let status: Int32? = await withCheckedContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                logger.warning("sandbox: cannot run openssl to write the client .p12", metadata: ["error": "\(error)"])
+                continuation.resume(returning: nil)
             }
-        } catch {
-            logger.warning("sandbox: cannot run openssl to write the client .p12", metadata: ["error": "\(error)"])
+        }
+        if let status, status != 0 {
+            logger.warning("sandbox: openssl pkcs12 -export failed", metadata: ["status": "\(status)"])
         }
     }
 }

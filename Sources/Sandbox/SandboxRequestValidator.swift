@@ -155,6 +155,8 @@ private struct RequestFields {
     var expiration: String?
     var apnsID: String?
     var collapseID: String?
+    /// Other `apns-*` headers, only to spot duplicates among them.
+    var otherAPNsHeaders: [String] = []
     var duplicated = false
 
     mutating func read(_ frame: HTTP2Frame.FramePayload.Headers) {
@@ -169,7 +171,11 @@ private struct RequestFields {
             case "apns-expiration": Self.set(&self.expiration, value, &self.duplicated)
             case "apns-id": Self.set(&self.apnsID, value, &self.duplicated)
             case "apns-collapse-id": Self.set(&self.collapseID, value, &self.duplicated)
-            default: break
+            default:
+                if name.hasPrefix("apns-") {
+                    if self.otherAPNsHeaders.contains(name) { self.duplicated = true }
+                    self.otherAPNsHeaders.append(name)
+                }
             }
         }
     }

@@ -62,7 +62,7 @@ final class SandboxStreamHandler: ChannelInboundHandler {
         frame.headers.add(name: "content-type", value: "application/json")
         var body = context.channel.allocator.buffer(capacity: 64)
         body.writeString(#"{"reason":""#)
-        body.writeString(reason)
+        Self.writeJSONStringContent(reason, to: &body)
         if status == 410 {
             // APNs: when the token stopped being valid for the topic, in milliseconds.
             body.writeString(#"","timestamp":"#)
@@ -79,6 +79,29 @@ final class SandboxStreamHandler: ChannelInboundHandler {
     func refuse(context: ChannelHandlerContext) {
         context.writeAndFlush(self.wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
     }
+
+    /// Rule reasons come from users; APNs' own never need escaping, so this is almost always a copy.
+    private static func writeJSONStringContent(_ text: String, to buffer: inout ByteBuffer) {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            buffer.writeString(text)
+            return
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                buffer.writeInteger(UInt8(ascii: "\\"))
+                buffer.writeInteger(byte)
+            case 0..<0x20:
+                buffer.writeString("\\u00")
+                buffer.writeInteger(Self.hexDigits[Int(byte >> 4)])
+                buffer.writeInteger(Self.hexDigits[Int(byte & 0xF)])
+            default:
+                buffer.writeInteger(byte)
+            }
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static func statusText(_ status: Int) -> String {
         status == 200 ? "200" : String(status)

@@ -78,7 +78,8 @@ struct CurlRequestTests {
                 ("invalid push type", { try await harness.post(headers: ["apns-push-type": "sms"]) }, 400, "InvalidPushType"),
                 ("voip without suffix", { try await harness.post(headers: ["apns-push-type": "voip"]) }, 400, "BadTopic"),
                 ("duplicate header", { try await harness.post(extraArguments: ["-H", "apns-priority: 10", "-H", "apns-priority: 5"]) }, 400, "DuplicateHeaders"),
-                ("empty payload", { try await harness.post(body: "") }, 400, "PayloadEmpty"),
+                ("duplicate unknown apns header", { try await harness.post(extraArguments: ["-H", "apns-foo: 1", "-H", "apns-foo: 2"]) }, 400, "DuplicateHeaders"),
+            ("empty payload", { try await harness.post(body: "") }, 400, "PayloadEmpty"),
                 ("not JSON", { try await harness.post(body: "hello") }, 400, "BadPayload"),
                 ("oversized payload", { try await harness.post(body: Self.payload(size: 4097)) }, 413, "PayloadTooLarge"),
                 ("oversized voip payload", { try await harness.post(headers: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Self.payload(size: 5121)) }, 413, "PayloadTooLarge"),
@@ -173,18 +174,47 @@ struct CurlRequestTests {
         configuration.stateDirectory = harness.directory
         let restarted = APNsSandbox(configuration: configuration, logger: .init(label: "sandbox-test"))
         let port = try await restarted.start()
-        defer { Task { await restarted.stop(); try? FileManager.default.removeItem(atPath: harness.directory) } }
-        #expect(try String(contentsOfFile: material.caCertificateFile, encoding: .utf8) == ca)
-        #expect(try String(contentsOfFile: material.tokenKeyFile, encoding: .utf8) == tokenKey)
+        do {
+            #expect(try String(contentsOfFile: material.caCertificateFile, encoding: .utf8) == ca)
+            #expect(try String(contentsOfFile: material.tokenKeyFile, encoding: .utf8) == tokenKey)
 
-        // A token minted before the restart still works, over TLS verified with the old ca.pem.
-        let token = try harness.providerToken()
-        let result = try await ExternalTool.run("curl", [
-            "--http2", "-sS", "--cacert", material.caCertificateFile, "-o", "/dev/null", "-w", "%{http_code}",
-            "-H", "authorization: bearer \(token)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
-            "--data-binary", SandboxHarness.payload, "https://localhost:\(port)/3/device/\(SandboxHarness.token)",
+            // A token minted before the restart still works, over TLS verified with the old ca.pem.
+            let token = try harness.providerToken()
+            let result = try await ExternalTool.run("curl", [
+                "--http2", "-sS", "--cacert", material.caCertificateFile, "-o", "/dev/null", "-w", "%{http_code}",
+                "-H", "authorization: bearer \(token)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+                "--data-binary", SandboxHarness.payload, "https://localhost:\(port)/3/device/\(SandboxHarness.token)",
+            ])
+            #expect(result.stdout == "200", "\(result.stderr)")
+        } catch {
+            await restarted.stop()
+            throw error
+        }
+        await restarted.stop()
+        try? FileManager.default.removeItem(atPath: harness.directory)
+    }
+
+    @Test func servesAConfiguredCertificate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sandbox-cert-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let openssl = try await ExternalTool.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", "\(directory)/own-key.pem", "-out", "\(directory)/own.pem",
         ])
-        #expect(result.stdout == "200", "\(result.stderr)")
+        try #require(openssl.status == 0, "\(openssl.stderr)")
+        try await SandboxHarness.with({
+            $0.certificateFile = "\(directory)/own.pem"
+            $0.privateKeyFile = "\(directory)/own-key.pem"
+        }) { harness in
+            let own = try await harness.post(extraArguments: ["--cacert", "\(directory)/own.pem"])
+            #expect(own.status == 200, "\(own.curl.stderr)")
+            // The sandbox's provider-token helper produces what the sandbox accepts.
+            let helper = try await harness.post(headers: ["authorization": "bearer \(try harness.material.makeProviderToken())"],
+                                                extraArguments: ["--cacert", "\(directory)/own.pem"])
+            #expect(helper.status == 200)
+        }
     }
 
     static func payload(size: Int) -> String {

@@ -81,7 +81,7 @@ struct ProtocolTests {
             let nghttp = try await ExternalTool.run("nghttp", [
                 "-nv", "-d", try harness.writeFile("body.json", SandboxHarness.payload),
                 "-H", "authorization: bearer \(try harness.providerToken())", "-H", "apns-topic: com.example.app",
-            ] + Array(repeating: harness.url(), count: 10))
+            ] + (10..<22).map { harness.url(token: String(repeating: "ab", count: 31) + "\($0)") })
             #expect(nghttp.stdout.contains("GOAWAY"), "\(nghttp.stdout)")
             #expect(nghttp.stdout.contains(#"opaque_data(21)=[{"reason":"Shutdown"}]"#), "\(nghttp.stdout)")
         }
