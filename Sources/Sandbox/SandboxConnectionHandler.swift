@@ -167,7 +167,15 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     /// Stalled streams would never drain, so they don't hold the connection open.
     private func closeIfDrained() {
         guard let context, self.goAwayLastStreamID != nil, self.openStreams - self.stalledStreams.count <= 0 else { return }
-        context.close(promise: nil)
+        self.settings.logger.debug("sandbox: drained after GOAWAY, closing", metadata: ["connection": "\(self.id)", "requests": "\(self.requestCount)"])
+        // The last answers may still sit in the HTTP/2 handler's write buffer: flush them first and
+        // close on a later tick, or the client sees the connection die with its answers unsent.
+        context.channel.flush()
+        let channel = context.channel
+        context.eventLoop.assumeIsolated().execute {
+            channel.flush()
+            channel.close(promise: nil)
+        }
     }
 
     private static func log(_ draft: SandboxDraft) {
