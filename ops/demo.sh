@@ -22,7 +22,7 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   wait "${pids[@]}" 2>/dev/null || true
-  [ "$stop_services" = 1 ] && ops/services.sh stop
+  if [ "$stop_services" = 1 ]; then ops/services.sh stop; fi
 }
 trap cleanup EXIT
 
@@ -58,7 +58,7 @@ echo "== publishing jobs"
 /usr/bin/python3 examples/python/publish_job.py "$good" "$dead" --group news --alert "Hello from Python"
 examples/shell/publish_job.sh "$flaky" "Hello from the shell (first attempt gets 503, the retry succeeds)"
 "$bin" send --token "$good" --alert "Hello from pushworker send" --priority 5
-amqp-publish -u amqp://guest:guest@127.0.0.1:5672/ -r push.jobs -p -C application/json -b '{"tokens":["not-a-token"],"payload":{}}'
+amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json -b '{"tokens":["not-a-token"],"payload":{}}'
 
 sleep 8
 echo "== done: the sandbox lines above are the notifications APNs would have delivered; the"

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP2
@@ -180,7 +181,9 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
 
     private static func log(_ draft: SandboxDraft) {
         let token = draft.token.count > 12 ? "\(draft.token.prefix(8))…\(draft.token.suffix(4))" : draft.token
-        print("sandbox: 200 \(token) topic=\(draft.topic) push-type=\(draft.pushType) priority=\(draft.priority) bytes=\(draft.payload.count) auth=\(draft.authentication)")
+        // Unbuffered, so a demo or a CI log shows each notification as it arrives.
+        let line = "sandbox: 200 \(token) topic=\(draft.topic) push-type=\(draft.pushType) priority=\(draft.priority) bytes=\(draft.payload.count) auth=\(draft.authentication)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
     }
 }
 

@@ -29,7 +29,7 @@ for method, properties, body in channel.consume(args.queue, inactivity_timeout=1
         elif method.routing_key == "delivery.failed":
             print(f"could not deliver to {event['token'][:8]}…: {event['status']} {event['reason']} after {event['attempts']} attempts")
         elif method.routing_key == "job.rejected":
-            print(f"job {event.get('job_id')} rejected: {event['error']}")
+            print(f"job {event.get('job_id') or '(no id)'} rejected: {event['error']}")
         else:
             print(f"job {event['job_id']} done: sent={event['sent']} invalid={event['invalid']} failed={event['failed']} retried={event['retried']}")
         channel.basic_ack(method.delivery_tag)
