@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // C libraries: the only places that see raw pointers are the thin wrappers that import these.
@@ -59,6 +60,7 @@ let package = Package(
             "AMQP", "Redis", "APNs", "PushCore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
         ], swiftSettings: strict),
         .executableTarget(name: "pushworker", dependencies: [
             "Worker", "Sandbox", "APNs", "Redis", "AMQP", "PushCore",

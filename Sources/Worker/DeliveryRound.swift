@@ -6,7 +6,8 @@ import Synchronization
 /// connection pool fill a preallocated result array; the last one resumes the waiting job, so a
 /// 1,000-device chunk costs one suspension rather than a task per device.
 enum DeliveryRound {
-    static func send(_ job: PushJob, to devices: [DeviceToken], with client: APNsClient) async -> [APNsResult] {
+    static func send(_ job: PushJob, to devices: [DeviceToken], with client: APNsClient,
+                     deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder) async -> [APNsResult] {
         guard !devices.isEmpty else { return [] }
         let collector = ResultCollector(count: devices.count)
         return await withCheckedContinuation { continuation in
@@ -15,7 +16,10 @@ enum DeliveryRound {
                 let notification = APNsNotification(
                     token: device, topic: job.topic, pushType: job.pushType, priority: job.priority,
                     expiration: job.expiration, collapseID: job.collapseID, payload: job.payload)
-                client.send(notification) { result in collector.record(result, at: index) }
+                client.send(notification) { result in
+                    latency.record(since: deliveredAt)
+                    collector.record(result, at: index)
+                }
             }
         }
     }

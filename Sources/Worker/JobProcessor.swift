@@ -74,7 +74,7 @@ struct JobProcessor: Sendable {
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
         } else if !devices.isEmpty {
             let client = clients[job.app]!
-            var results = await DeliveryRound.send(job, to: devices, with: client)
+            var results = await DeliveryRound.send(job, to: devices, with: client, deliveredAt: started, latency: status.latency)
             await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, logger: log)
             for (device, result) in zip(devices, results) {
                 settlement.record(device, result, retry: configuration.retry)
@@ -152,7 +152,7 @@ struct JobProcessor: Sendable {
             return
         }
         logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: ["push.devices": "\(stale.count)"])
-        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, with: client)
+        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, with: client, deliveredAt: .now, latency: status.latency)
         for (index, result) in zip(stale, again) {
             results[index] = result
             if case .refreshCredentials = result.outcome { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }

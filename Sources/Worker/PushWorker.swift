@@ -76,7 +76,13 @@ public final class PushWorker: Service, Sendable {
             stop()
         }
         await shutdownConnections()
-        logger.info("worker stopped")
+        let totals = status.snapshot
+        let latency = status.latency.summary
+        logger.info("worker stopped", metadata: [
+            "push.jobs": "\(totals.jobs)", "push.sent": "\(totals.sent)", "push.failed": "\(totals.failed)",
+            "push.invalid": "\(totals.invalid)", "push.retried": "\(totals.retried)", "push.rejected": "\(totals.rejected)",
+            "latency.p50_us": "\(latency.p50Microseconds)", "latency.p99_us": "\(latency.p99Microseconds)",
+        ])
     }
 
     /// Stops taking jobs; `run` returns once the jobs in flight have settled (or the shutdown

@@ -18,6 +18,8 @@ public final class WorkerStatus: Sendable {
     }
 
     private let state = Mutex(Snapshot())
+    /// Job delivery → APNs answer, per device.
+    public let latency = LatencyRecorder()
 
     init() {}
 

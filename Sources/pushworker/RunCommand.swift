@@ -1,5 +1,6 @@
 import APNs
 import ArgumentParser
+import Foundation
 import Logging
 import PushCore
 import ServiceLifecycle
@@ -32,6 +33,8 @@ struct RunCommand: AsyncParsableCommand {
     var jobQueue: String = Env["job-queue"] ?? "push.jobs"
     @Option(help: "Results exchange name. [env PUSHWORKER_RESULTS_EXCHANGE]")
     var resultsExchange: String = Env["results-exchange"] ?? "push.results"
+    @Option(help: "On exit, write totals and latency percentiles as JSON to this file (used by ops/bench). [env PUSHWORKER_STATS_FILE]")
+    var statsFile: String?
 
     func validate() throws {
         guard (1...65535).contains(prefetch) else { throw ValidationError("--prefetch must be 1…65535") }
@@ -77,5 +80,24 @@ struct RunCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
+        if let path = Env.or(statsFile, "stats-file") { try writeStats(worker, to: path) }
+    }
+
+    private func writeStats(_ worker: PushWorker, to path: String) throws {
+        let totals = worker.status.snapshot
+        let latency = worker.status.latency.summary
+        var writer = JSONWriter()
+        writer.field("jobs", totals.jobs)
+        writer.field("rejected", totals.rejected)
+        writer.field("sent", totals.sent)
+        writer.field("failed", totals.failed)
+        writer.field("invalid", totals.invalid)
+        writer.field("retried", totals.retried)
+        writer.field("chunks_published", totals.chunksPublished)
+        writer.field("latency_count", Int(latency.count))
+        writer.field("latency_p50_us", Int(latency.p50Microseconds))
+        writer.field("latency_p99_us", Int(latency.p99Microseconds))
+        writer.field("latency_max_us", Int(latency.maxMicroseconds))
+        try Data(writer.finish()).write(to: URL(fileURLWithPath: path))
     }
 }
