@@ -17,6 +17,11 @@ final class ClientShared: Sendable {
 
     let state = Mutex(State())
     let wakeup: EventFD?
+    /// Counters are bumped the moment things happen (before completions run), so a caller
+    /// that just got a response sees it counted; gauges are published once per loop iteration.
+    let requestsCompleted = Atomic(0)
+    let connectionsOpened = Atomic(0)
+    let goAwaysReceived = Atomic(0)
 
     init() {
         do {
@@ -54,11 +59,15 @@ final class ClientShared: Sendable {
     }
 
     var statistics: HTTP2ClientStatistics {
-        state.withLock { state in
+        var statistics = state.withLock { state in
             var statistics = state.statistics
             statistics.queuedRequests += state.submissions.count
             return statistics
         }
+        statistics.requestsCompleted = requestsCompleted.load(ordering: .relaxed)
+        statistics.connectionsOpened = connectionsOpened.load(ordering: .relaxed)
+        statistics.goAwaysReceived = goAwaysReceived.load(ordering: .relaxed)
+        return statistics
     }
 
     /// Asks the I/O thread to stop; `waiter` resumes once it has exited.

@@ -171,9 +171,21 @@ final class Connection {
         }
     }
 
-    /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
+    /// Writes pending frames; closes the connection once the session is finished (GOAWAY
+    /// exchanged, no stream left).
     func flush(now: ContinuousClock.Instant) {
-        guard phase == .ready, let tls, let session else { return }
+        guard writeOutput(now: now), let session else { return }
+        if !session.wantsRead && !session.wantsWrite {
+            logger.debug("HTTP/2 session finished")
+            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
+        }
+    }
+
+    /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
+    /// False when nothing more can be written now (or the connection failed).
+    @discardableResult
+    private func writeOutput(now: ContinuousClock.Instant) -> Bool {
+        guard phase == .ready, let tls, let session else { return false }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
@@ -184,7 +196,7 @@ final class Connection {
                 try session.drainOutput(into: &output)
             } catch {
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
-                return
+                return false
             }
         }
         while outputOffset < output.count {
@@ -194,23 +206,19 @@ final class Connection {
                 lastActivity = now
             case .wantWrite:
                 tlsWaitsForWritable = true
-                return
+                return false
             case .wantRead:
-                return
+                return false
             case .closed:
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
-                return
+                return false
             case .failed(let message):
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
-                return
+                return false
             }
         }
         tlsWaitsForWritable = false
-        if !session.wantsRead && !session.wantsWrite {
-            // GOAWAY exchanged and no stream left: the session is finished.
-            logger.debug("HTTP/2 session finished")
-            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
-        }
+        return true
     }
 
     /// GOAWAY(NO_ERROR) and close: for idle connections and shutdown.
@@ -219,7 +227,7 @@ final class Connection {
         if phase == .ready, let session {
             draining = true
             session.terminate()
-            flush(now: now)
+            writeOutput(now: now)
             tls?.shutdown()
         }
         close(failingSentWith: error)

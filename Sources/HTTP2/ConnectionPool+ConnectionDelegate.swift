@@ -6,7 +6,7 @@ extension ConnectionPool: ConnectionDelegate {
     func connectionBecameReady(_ connection: Connection) {
         backoff.reset()
         connectNotBefore = nil
-        statistics.connectionsOpened += 1
+        shared.connectionsOpened.add(1, ordering: .relaxed)
     }
 
     func connection(_ connection: Connection, failedToConnect error: HTTP2Error) {
@@ -33,10 +33,10 @@ extension ConnectionPool: ConnectionDelegate {
     }
 
     func connectionCompletedRequest(_ connection: Connection) {
-        statistics.requestsCompleted += 1
+        shared.requestsCompleted.add(1, ordering: .relaxed)
     }
 
     func connectionReceivedGoAway(_ connection: Connection) {
-        statistics.goAwaysReceived += 1
+        shared.goAwaysReceived.add(1, ordering: .relaxed)
     }
 }
