@@ -5,6 +5,7 @@ import Synchronization
 final class ClientShared: Sendable {
     struct State: Sendable {
         var submissions: [Submission] = []
+        var answers: [Resolver.Answer] = []
         /// A wake-up is already on its way: later submissions need no extra eventfd write.
         var wakePending = false
         var shutdownRequested = false
@@ -45,10 +46,17 @@ final class ClientShared: Sendable {
         return failure
     }
 
-    /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity).
-    func takeSubmissions(into buffer: inout [Submission]) -> Bool {
+    /// A resolver thread's answer; wakes the I/O thread.
+    func post(_ answer: Resolver.Answer) {
+        state.withLock { $0.answers.append(answer) }
+        wakeup?.signal()
+    }
+
+    /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity) and takes DNS answers.
+    func takeSubmissions(into buffer: inout [Submission], answers: inout [Resolver.Answer]) -> Bool {
         state.withLock { state in
             swap(&state.submissions, &buffer)
+            if !state.answers.isEmpty { swap(&state.answers, &answers) }
             state.wakePending = false
             return state.shutdownRequested
         }

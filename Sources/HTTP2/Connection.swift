@@ -18,6 +18,8 @@ protocol ConnectionDelegate: AnyObject {
 /// CONNECT, TLS), then an nghttp2 session. Everything here is safe Swift over the thin wrappers.
 final class Connection {
     enum Phase {
+        /// getaddrinfo runs on a helper thread (see `Resolver`); no socket yet.
+        case resolving
         case connecting
         case proxyWriting
         case proxyReading
@@ -32,8 +34,8 @@ final class Connection {
     unowned let delegate: any ConnectionDelegate
     let tlsContext: TLSContext
 
-    var phase: Phase = .connecting
-    var addresses: [SocketAddress]
+    var phase: Phase = .resolving
+    var addresses: [SocketAddress] = []
     var addressIndex = 0
     var socket: TCPSocket?
     var tls: TLSSocket?
@@ -58,9 +60,9 @@ final class Connection {
     var lastRequest: ContinuousClock.Instant
     var pingSentAt: ContinuousClock.Instant?
 
-    /// Resolves the server (or proxy) afresh and starts a non-blocking connect.
+    /// Starts in `.resolving`; the pool hands the addresses to `resolved(_:now:)`.
     init(id: Int, configuration: HTTP2ClientConfiguration, tlsContext: TLSContext, logger: Logger,
-         delegate: any ConnectionDelegate, now: ContinuousClock.Instant) throws(HTTP2Error) {
+         delegate: any ConnectionDelegate, now: ContinuousClock.Instant) {
         self.id = id
         self.configuration = configuration
         self.tlsContext = tlsContext
@@ -71,16 +73,18 @@ final class Connection {
         connectDeadline = now + configuration.connectTimeout
         lastActivity = now
         lastRequest = now
-        let target = configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
-        addresses = try TCPSocket.resolve(host: target.0, port: target.1)
-        try startConnect()
+    }
+
+    /// The host and port to resolve and connect to: the proxy's when there is one.
+    var target: (host: String, port: Int) {
+        configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
     }
 
     var fd: Int32? { phase == .closed ? nil : socket?.fd }
 
     var isConnecting: Bool {
         switch phase {
-        case .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
+        case .resolving, .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
         case .ready, .closed: false
         }
     }
@@ -102,7 +106,7 @@ final class Connection {
         case .ready:
             let pending = outputOffset < output.count || tlsWaitsForWritable
             return Poller.readable | (pending ? Poller.writable : 0)
-        case .closed: return 0
+        case .resolving, .closed: return 0
         }
     }
 
@@ -118,7 +122,7 @@ final class Connection {
                 readAvailable(now: now, buffer: &buffer)
             }
             if events & Poller.writable != 0 { flush(now: now) }
-        case .closed: break
+        case .resolving, .closed: break
         }
     }
 

@@ -10,6 +10,7 @@ extension ConnectionPool: ConnectionDelegate {
     }
 
     func connection(_ connection: Connection, failedToConnect error: HTTP2Error) {
+        guard !shuttingDown else { return }
         connectAttemptFailed(error, now: .now)
     }
 

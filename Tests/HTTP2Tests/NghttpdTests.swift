@@ -184,3 +184,35 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () -> Bool) async t
         try await Task.sleep(for: .milliseconds(20))
     }
 }
+
+extension IntegrationSuite {
+    @Suite struct ConnectionSetup {
+        @Test func unresolvableHostFailsWithConnectFailed() async throws {
+            let pki = try TestPKI.get()
+            var configuration = pki.configuration(port: 443, host: "no-such-host.invalid")
+            configuration.connectTimeout = .seconds(3)
+            let error = try await withClient(configuration) { client in
+                try await expectFailure(client, HTTP2Request(path: "/"))
+            }
+            #expect(error.kind == .connectFailed)
+            #expect(error.requestWasNotProcessed)
+        }
+
+        /// The proxy script waits for an HTTP header that a TLS ClientHello never completes:
+        /// the handshake hangs until connectTimeout.
+        @Test func silentServerFailsAfterConnectTimeout() async throws {
+            let pki = try TestPKI.get()
+            let (silent, port) = try await TestServers.startProxy()
+            defer { silent.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.connectTimeout = .milliseconds(400)
+            let start = ContinuousClock.now
+            let error = try await withClient(configuration) { client in
+                try await expectFailure(client, HTTP2Request(path: "/"))
+            }
+            #expect(error.kind == .tlsFailed)
+            #expect(error.message.contains("timed out"))
+            #expect(ContinuousClock.now - start < .seconds(3))
+        }
+    }
+}
