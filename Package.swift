@@ -72,7 +72,8 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2"], swiftSettings: strict),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", .product(name: "Logging", package: "swift-log")],
+                    resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
             "Sandbox", "PushCore",
             .product(name: "Logging", package: "swift-log"),

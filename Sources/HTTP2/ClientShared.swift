@@ -5,6 +5,7 @@ import Synchronization
 final class ClientShared: Sendable {
     struct State: Sendable {
         var submissions: [Submission] = []
+        var answers: [Resolver.Answer] = []
         /// A wake-up is already on its way: later submissions need no extra eventfd write.
         var wakePending = false
         var shutdownRequested = false
@@ -17,6 +18,11 @@ final class ClientShared: Sendable {
 
     let state = Mutex(State())
     let wakeup: EventFD?
+    /// Counters are bumped the moment things happen (before completions run), so a caller
+    /// that just got a response sees it counted; gauges are published once per loop iteration.
+    let requestsCompleted = Atomic(0)
+    let connectionsOpened = Atomic(0)
+    let goAwaysReceived = Atomic(0)
 
     init() {
         do {
@@ -40,10 +46,17 @@ final class ClientShared: Sendable {
         return failure
     }
 
-    /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity).
-    func takeSubmissions(into buffer: inout [Submission]) -> Bool {
+    /// A resolver thread's answer; wakes the I/O thread.
+    func post(_ answer: Resolver.Answer) {
+        state.withLock { $0.answers.append(answer) }
+        wakeup?.signal()
+    }
+
+    /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity) and takes DNS answers.
+    func takeSubmissions(into buffer: inout [Submission], answers: inout [Resolver.Answer]) -> Bool {
         state.withLock { state in
             swap(&state.submissions, &buffer)
+            if !state.answers.isEmpty { swap(&state.answers, &answers) }
             state.wakePending = false
             return state.shutdownRequested
         }
@@ -54,11 +67,15 @@ final class ClientShared: Sendable {
     }
 
     var statistics: HTTP2ClientStatistics {
-        state.withLock { state in
+        var statistics = state.withLock { state in
             var statistics = state.statistics
             statistics.queuedRequests += state.submissions.count
             return statistics
         }
+        statistics.requestsCompleted = requestsCompleted.load(ordering: .relaxed)
+        statistics.connectionsOpened = connectionsOpened.load(ordering: .relaxed)
+        statistics.goAwaysReceived = goAwaysReceived.load(ordering: .relaxed)
+        return statistics
     }
 
     /// Asks the I/O thread to stop; `waiter` resumes once it has exited.

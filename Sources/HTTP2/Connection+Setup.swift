@@ -1,5 +1,21 @@
 /// Connection set-up: TCP connect (trying each resolved address), proxy CONNECT, TLS handshake.
 extension Connection {
+    /// The fresh DNS answer for this connection arrived.
+    func resolved(_ result: Result<[SocketAddress], HTTP2Error>, now: ContinuousClock.Instant) {
+        guard phase == .resolving else { return }
+        switch result {
+        case .success(let addresses):
+            self.addresses = addresses
+            do {
+                try startConnect()
+            } catch {
+                close(failingSentWith: error)
+            }
+        case .failure(let error):
+            close(failingSentWith: error)
+        }
+    }
+
     func startConnect() throws(HTTP2Error) {
         var lastError: HTTP2Error?
         while addressIndex < addresses.count {

@@ -18,6 +18,8 @@ protocol ConnectionDelegate: AnyObject {
 /// CONNECT, TLS), then an nghttp2 session. Everything here is safe Swift over the thin wrappers.
 final class Connection {
     enum Phase {
+        /// getaddrinfo runs on a helper thread (see `Resolver`); no socket yet.
+        case resolving
         case connecting
         case proxyWriting
         case proxyReading
@@ -32,8 +34,8 @@ final class Connection {
     unowned let delegate: any ConnectionDelegate
     let tlsContext: TLSContext
 
-    var phase: Phase = .connecting
-    var addresses: [SocketAddress]
+    var phase: Phase = .resolving
+    var addresses: [SocketAddress] = []
     var addressIndex = 0
     var socket: TCPSocket?
     var tls: TLSSocket?
@@ -58,9 +60,9 @@ final class Connection {
     var lastRequest: ContinuousClock.Instant
     var pingSentAt: ContinuousClock.Instant?
 
-    /// Resolves the server (or proxy) afresh and starts a non-blocking connect.
+    /// Starts in `.resolving`; the pool hands the addresses to `resolved(_:now:)`.
     init(id: Int, configuration: HTTP2ClientConfiguration, tlsContext: TLSContext, logger: Logger,
-         delegate: any ConnectionDelegate, now: ContinuousClock.Instant) throws(HTTP2Error) {
+         delegate: any ConnectionDelegate, now: ContinuousClock.Instant) {
         self.id = id
         self.configuration = configuration
         self.tlsContext = tlsContext
@@ -71,16 +73,18 @@ final class Connection {
         connectDeadline = now + configuration.connectTimeout
         lastActivity = now
         lastRequest = now
-        let target = configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
-        addresses = try TCPSocket.resolve(host: target.0, port: target.1)
-        try startConnect()
+    }
+
+    /// The host and port to resolve and connect to: the proxy's when there is one.
+    var target: (host: String, port: Int) {
+        configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
     }
 
     var fd: Int32? { phase == .closed ? nil : socket?.fd }
 
     var isConnecting: Bool {
         switch phase {
-        case .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
+        case .resolving, .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
         case .ready, .closed: false
         }
     }
@@ -102,7 +106,7 @@ final class Connection {
         case .ready:
             let pending = outputOffset < output.count || tlsWaitsForWritable
             return Poller.readable | (pending ? Poller.writable : 0)
-        case .closed: return 0
+        case .resolving, .closed: return 0
         }
     }
 
@@ -118,7 +122,7 @@ final class Connection {
                 readAvailable(now: now, buffer: &buffer)
             }
             if events & Poller.writable != 0 { flush(now: now) }
-        case .closed: break
+        case .resolving, .closed: break
         }
     }
 
@@ -171,9 +175,21 @@ final class Connection {
         }
     }
 
-    /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
+    /// Writes pending frames; closes the connection once the session is finished (GOAWAY
+    /// exchanged, no stream left).
     func flush(now: ContinuousClock.Instant) {
-        guard phase == .ready, let tls, let session else { return }
+        guard writeOutput(now: now), let session else { return }
+        if !session.wantsRead && !session.wantsWrite {
+            logger.debug("HTTP/2 session finished")
+            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
+        }
+    }
+
+    /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
+    /// False when nothing more can be written now (or the connection failed).
+    @discardableResult
+    private func writeOutput(now: ContinuousClock.Instant) -> Bool {
+        guard phase == .ready, let tls, let session else { return false }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
             outputOffset = 0
@@ -184,7 +200,7 @@ final class Connection {
                 try session.drainOutput(into: &output)
             } catch {
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
-                return
+                return false
             }
         }
         while outputOffset < output.count {
@@ -194,23 +210,19 @@ final class Connection {
                 lastActivity = now
             case .wantWrite:
                 tlsWaitsForWritable = true
-                return
+                return false
             case .wantRead:
-                return
+                return false
             case .closed:
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
-                return
+                return false
             case .failed(let message):
                 close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
-                return
+                return false
             }
         }
         tlsWaitsForWritable = false
-        if !session.wantsRead && !session.wantsWrite {
-            // GOAWAY exchanged and no stream left: the session is finished.
-            logger.debug("HTTP/2 session finished")
-            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
-        }
+        return true
     }
 
     /// GOAWAY(NO_ERROR) and close: for idle connections and shutdown.
@@ -219,7 +231,7 @@ final class Connection {
         if phase == .ready, let session {
             draining = true
             session.terminate()
-            flush(now: now)
+            writeOutput(now: now)
             tls?.shutdown()
         }
         close(failingSentWith: error)

@@ -6,10 +6,11 @@ extension ConnectionPool: ConnectionDelegate {
     func connectionBecameReady(_ connection: Connection) {
         backoff.reset()
         connectNotBefore = nil
-        statistics.connectionsOpened += 1
+        shared.connectionsOpened.add(1, ordering: .relaxed)
     }
 
     func connection(_ connection: Connection, failedToConnect error: HTTP2Error) {
+        guard !shuttingDown else { return }
         connectAttemptFailed(error, now: .now)
     }
 
@@ -33,10 +34,10 @@ extension ConnectionPool: ConnectionDelegate {
     }
 
     func connectionCompletedRequest(_ connection: Connection) {
-        statistics.requestsCompleted += 1
+        shared.requestsCompleted.add(1, ordering: .relaxed)
     }
 
     func connectionReceivedGoAway(_ connection: Connection) {
-        statistics.goAwaysReceived += 1
+        shared.goAwaysReceived.add(1, ordering: .relaxed)
     }
 }

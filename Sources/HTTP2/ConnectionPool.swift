@@ -23,6 +23,7 @@ final class ConnectionPool {
     var shuttingDown = false
 
     private var intake: [Submission] = []
+    private var answers: [Resolver.Answer] = []
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var poller = Poller()
 
@@ -37,7 +38,7 @@ final class ConnectionPool {
         logger.debug("HTTP/2 I/O thread started")
         while true {
             var now = ContinuousClock.now
-            let shutdownRequested = shared.takeSubmissions(into: &intake)
+            let shutdownRequested = shared.takeSubmissions(into: &intake, answers: &answers)
             for submission in intake {
                 let request = PendingRequest(submission)
                 deadlines.append(request)
@@ -45,6 +46,10 @@ final class ConnectionPool {
             }
             intake.removeAll(keepingCapacity: true)
             if shutdownRequested { break }
+            for answer in answers {
+                connections.first { $0.id == answer.connectionID }?.resolved(answer.result, now: now)
+            }
+            answers.removeAll()
 
             runTimers(now: now)
             dispatch(now: now)
@@ -112,16 +117,20 @@ final class ConnectionPool {
         }
         guard active < configuration.maxConnections else { return }
         if let connectNotBefore, now < connectNotBefore { return }
+        let context: TLSContext
         do {
             if tlsContext == nil { tlsContext = try TLSContext(configuration: configuration) }
-            nextConnectionID += 1
-            let connection = try Connection(id: nextConnectionID, configuration: configuration, tlsContext: tlsContext!,
-                                            logger: logger, delegate: self, now: now)
-            connections.append(connection)
-            logger.debug("opening connection", metadata: [LogKeys.connectionID: "\(nextConnectionID)"])
+            context = tlsContext!
         } catch {
-            connectAttemptFailed(error, now: now)
+            return connectAttemptFailed(error, now: now)
         }
+        nextConnectionID += 1
+        let connection = Connection(id: nextConnectionID, configuration: configuration, tlsContext: context,
+                                    logger: logger, delegate: self, now: now)
+        connections.append(connection)
+        logger.debug("opening connection", metadata: [LogKeys.connectionID: "\(nextConnectionID)"])
+        Resolver.resolve(host: connection.target.host, port: connection.target.port,
+                         connectionID: connection.id, shared: shared)
     }
 
     /// Backs off, and fails the queued requests when no other connection can take them.

@@ -1,7 +1,7 @@
 import Glibc
 
 /// One resolved address, copied out of getaddrinfo's list.
-struct SocketAddress {
+struct SocketAddress: Sendable {
     var storage: sockaddr_storage
     var length: socklen_t
 

@@ -1,0 +1,25 @@
+/// Runs getaddrinfo on a short-lived helper thread: a slow or failing DNS server must not stall
+/// the I/O thread, which carries every other connection's traffic. New connections are rare,
+/// so a thread per lookup is cheap enough.
+enum Resolver {
+    struct Answer: Sendable {
+        var connectionID: Int
+        var result: Result<[SocketAddress], HTTP2Error>
+    }
+
+    static func resolve(host: String, port: Int, connectionID: Int, shared: ClientShared) {
+        do throws(HTTP2Error) {
+            try IOThread.start {
+                let result: Result<[SocketAddress], HTTP2Error>
+                do throws(HTTP2Error) {
+                    result = .success(try TCPSocket.resolve(host: host, port: port))
+                } catch {
+                    result = .failure(error)
+                }
+                shared.post(Answer(connectionID: connectionID, result: result))
+            }
+        } catch {
+            shared.post(Answer(connectionID: connectionID, result: .failure(error)))
+        }
+    }
+}

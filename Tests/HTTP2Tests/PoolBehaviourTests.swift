@@ -1,0 +1,154 @@
+import Foundation
+import HTTP2
+import Testing
+
+extension IntegrationSuite {
+    /// Against Resources/h2_test_server.py (python3-h2), which misbehaves on request.
+    @Suite struct PoolBehaviour {
+        struct ServerStatistics: Decodable {
+            var connections: Int
+            var requests: Int
+            var max_concurrent: Int
+            var goaways: Int
+            var client_subjects: [String]
+        }
+
+        static func serverStatistics(_ client: HTTP2Client) async throws -> ServerStatistics {
+            let response = try await client.send(HTTP2Request(path: "/stats"))
+            return try JSONDecoder().decode(ServerStatistics.self, from: Data(response.body))
+        }
+
+        static func sendConcurrently(_ client: HTTP2Client, count: Int, method: String = "GET") async -> [Result<HTTP2Response, HTTP2Error>] {
+            await withTaskGroup(of: Result<HTTP2Response, HTTP2Error>.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        do throws(HTTP2Error) {
+                            return .success(try await client.send(HTTP2Request(method: method, path: "/r\(index)")))
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+
+        @Test func peerLimitOfOneStreamIsNeverExceeded() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--max-streams", "1", "--delay", "0.003"])
+            defer { server.stop() }
+            try await withClient(pki.configuration(port: port)) { client in
+                let results = await Self.sendConcurrently(client, count: 40, method: "POST")
+                #expect(results.count == 40)
+                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                let statistics = try await Self.serverStatistics(client)
+                #expect(statistics.max_concurrent == 1)
+                #expect(statistics.requests == 41)
+            }
+        }
+
+        @Test func goAwayRefusedStreamsAreResubmittedOnANewConnection() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "goaway", "--goaway-after", "10"])
+            defer { server.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.maxConnections = 1
+            try await withClient(configuration) { client in
+                let results = await Self.sendConcurrently(client, count: 25)
+                #expect(results.count == 25)
+                for result in results {
+                    #expect((try? result.get().status) == 200, "\(result)")
+                }
+                let statistics = client.statistics
+                #expect(statistics.goAwaysReceived >= 2)
+                #expect(statistics.connectionsOpened >= 3)
+                #expect(statistics.requestsCompleted == 25)
+            }
+        }
+
+        @Test func stalledServerFailsRequestWithTimeout() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "stall"])
+            defer { server.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.requestTimeout = .milliseconds(500)
+            try await withClient(configuration) { client in
+                let start = ContinuousClock.now
+                let error = try await expectFailure(client, HTTP2Request(path: "/never"))
+                let elapsed = ContinuousClock.now - start
+                #expect(error.kind == .timeout)
+                #expect(!error.requestWasNotProcessed)
+                #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3))
+                // The stream is reset (RST_STREAM CANCEL) and released right after.
+                try await waitUntil { client.statistics.streamsInFlight == 0 }
+            }
+        }
+
+        @Test func connectionResetMidStreamFailsWithConnectionLost() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "reset"])
+            defer { server.stop() }
+            try await withClient(pki.configuration(port: port)) { client in
+                let error = try await expectFailure(client, HTTP2Request(method: "POST", path: "/reset", body: Array("x".utf8)))
+                #expect(error.kind == .connectionLost)
+                #expect(!error.requestWasNotProcessed)
+            }
+        }
+
+        @Test func missingPingAckClosesTheConnection() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "freeze"])
+            defer { server.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.idlePingInterval = .milliseconds(200)
+            configuration.requestTimeout = .milliseconds(600)
+            try await withClient(configuration) { client in
+                #expect(try await client.send(HTTP2Request(path: "/first")).status == 200)
+                #expect(client.statistics.openConnections == 1)
+                try await waitUntil(timeout: .seconds(4)) { client.statistics.openConnections == 0 }
+            }
+        }
+
+        @Test func shutdownFailsInFlightAndLaterRequests() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "stall"])
+            defer { server.stop() }
+            let client = HTTP2Client(configuration: pki.configuration(port: port), logger: testLogger)
+            let outcome = OutcomeBox()
+            client.send(HTTP2Request(path: "/pending")) { outcome.set($0) }
+            try await waitUntil { client.statistics.streamsInFlight == 1 }
+            await client.shutdown()
+            #expect(outcome.error?.kind == .shutdown)
+            let late = try await expectFailure(client, HTTP2Request(path: "/late"))
+            #expect(late.kind == .shutdown)
+        }
+
+        @Test func authorityAndMethodReachTheServer() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki)
+            defer { server.stop() }
+            try await withClient(pki.configuration(port: port)) { client in
+                let response = try await client.send(HTTP2Request(method: "PUT", path: "/x", body: Array("payload".utf8)))
+                #expect(response.status == 200)
+                #expect(response.header("X-Authority") == "localhost:\(port)")
+                #expect(response.header("x-method") == "PUT")
+                #expect(response.text == "payload")
+            }
+        }
+    }
+}
+
+/// Captures a completion-handler result across threads.
+final class OutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<HTTP2Response, HTTP2Error>?
+
+    func set(_ result: Result<HTTP2Response, HTTP2Error>) { lock.withLock { self.result = result } }
+
+    var error: HTTP2Error? {
+        lock.withLock {
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+    }
+}
