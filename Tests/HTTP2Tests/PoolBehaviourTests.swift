@@ -84,6 +84,19 @@ extension IntegrationSuite {
             }
         }
 
+        @Test func refusedStreamsAreResubmittedThreeTimesThenFail() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "refuse"])
+            defer { server.stop() }
+            try await withClient(pki.configuration(port: port)) { client in
+                let error = try await expectFailure(client, HTTP2Request(path: "/refused"))
+                #expect(error.kind == .refused)
+                #expect(error.requestWasNotProcessed)
+                let statistics = try await Self.serverStatistics(client)
+                #expect(statistics.requests == 1 + 3 + 1)
+            }
+        }
+
         @Test func stalledServerFailsRequestWithTimeout() async throws {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "stall"])
