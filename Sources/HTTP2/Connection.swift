@@ -116,7 +116,7 @@ final class Connection {
         switch phase {
         case .connecting: finishConnect(now: now)
         case .proxyWriting: writeProxyRequest()
-        case .proxyReading: readProxyReply(buffer: &buffer)
+        case .proxyReading: readProxyReply(buffer: &buffer, now: now)
         case .tlsHandshake: continueHandshake(now: now)
         case .ready:
             if events & (Poller.readable | Poller.failed) != 0 || tlsWaitsForWritable {
