@@ -75,7 +75,7 @@ extension Connection {
         phase = .proxyReading
     }
 
-    func readProxyReply(buffer: inout [UInt8]) {
+    func readProxyReply(buffer: inout [UInt8], now: ContinuousClock.Instant) {
         guard let socket else { return }
         while true {
             switch socket.read(into: &buffer, maximum: ProxyHandshake.maximumReplyLength) {
@@ -102,7 +102,7 @@ extension Connection {
                 }
                 logger.debug("proxy tunnel established")
                 proxyReply = []
-                return startTLS(now: lastActivity)
+                return startTLS(now: now)
             }
         }
     }

@@ -31,7 +31,8 @@ final class Connection {
     let id: Int
     let configuration: HTTP2ClientConfiguration
     let logger: Logger
-    unowned let delegate: any ConnectionDelegate
+    /// The pool: it lives as long as the I/O thread, longer than any connection.
+    unowned(unsafe) let delegate: any ConnectionDelegate
     let tlsContext: TLSContext
 
     var phase: Phase = .resolving
@@ -115,7 +116,7 @@ final class Connection {
         switch phase {
         case .connecting: finishConnect(now: now)
         case .proxyWriting: writeProxyRequest()
-        case .proxyReading: readProxyReply(buffer: &buffer)
+        case .proxyReading: readProxyReply(buffer: &buffer, now: now)
         case .tlsHandshake: continueHandshake(now: now)
         case .ready:
             if events & (Poller.readable | Poller.failed) != 0 || tlsWaitsForWritable {

@@ -11,6 +11,7 @@ public final class HTTP2Client: Sendable {
     private let requestTimeout: Duration
 
     public init(configuration: HTTP2ClientConfiguration, logger: Logger) {
+        let configuration = configuration.normalized
         var logger = logger
         logger[metadataKey: LogKeys.server] = "\(configuration.host):\(configuration.port)"
         let shared = ClientShared()

@@ -34,4 +34,13 @@ public struct HTTP2ClientConfiguration: Sendable {
         let bracketed = name.contains(":") ? "[\(name)]" : name
         return port == 443 ? bracketed : "\(bracketed):\(port)"
     }
+
+    /// Limits clamped to values the pool can work with.
+    var normalized: HTTP2ClientConfiguration {
+        var copy = self
+        copy.maxConnections = max(1, maxConnections)
+        copy.minConnections = max(0, min(minConnections, copy.maxConnections))
+        copy.maxStreamsPerConnection = max(1, maxStreamsPerConnection)
+        return copy
+    }
 }

@@ -17,7 +17,8 @@ final class NGHTTP2Session {
     static let refusedStream = NGHTTP2_REFUSED_STREAM.rawValue
 
     private var raw: OpaquePointer?
-    private unowned let delegate: any NGHTTP2SessionDelegate
+    /// The owning connection, which outlives its session (checked retains cost on every callback).
+    private unowned(unsafe) let delegate: any NGHTTP2SessionDelegate
     /// Open streams by id. Holds the strong reference; nghttp2's stream_user_data is unretained.
     private(set) var streams: [Int32: HTTP2Stream] = [:]
 

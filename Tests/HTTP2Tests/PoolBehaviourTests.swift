@@ -47,6 +47,24 @@ extension IntegrationSuite {
             }
         }
 
+        /// Like APNs: one stream at first, a larger limit in a later SETTINGS frame.
+        @Test func raisedPeerLimitIsUsedButNeverExceeded() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(
+                pki, ["--max-streams", "1", "--raise-streams-to", "4", "--delay", "0.003"])
+            defer { server.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.maxConnections = 1
+            try await withClient(configuration) { client in
+                let results = await Self.sendConcurrently(client, count: 60, method: "POST")
+                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                let statistics = try await Self.serverStatistics(client)
+                #expect(statistics.max_concurrent > 1)
+                #expect(statistics.max_concurrent <= 4)
+                #expect(statistics.connections == 1)
+            }
+        }
+
         @Test func goAwayRefusedStreamsAreResubmittedOnANewConnection() async throws {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "goaway", "--goaway-after", "10"])
@@ -63,6 +81,19 @@ extension IntegrationSuite {
                 #expect(statistics.goAwaysReceived >= 2)
                 #expect(statistics.connectionsOpened >= 3)
                 #expect(statistics.requestsCompleted == 25)
+            }
+        }
+
+        @Test func refusedStreamsAreResubmittedThreeTimesThenFail() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "refuse"])
+            defer { server.stop() }
+            try await withClient(pki.configuration(port: port)) { client in
+                let error = try await expectFailure(client, HTTP2Request(path: "/refused"))
+                #expect(error.kind == .refused)
+                #expect(error.requestWasNotProcessed)
+                let statistics = try await Self.serverStatistics(client)
+                #expect(statistics.requests == 1 + 3 + 1)
             }
         }
 

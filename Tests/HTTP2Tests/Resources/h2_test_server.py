@@ -8,7 +8,9 @@ Listens on 127.0.0.1 on an ephemeral port and prints "PORT <n>" once ready. Mode
   goaway      after --goaway-after answered requests on a connection, send GOAWAY whose
               last_stream_id covers only the answered ones, then close that connection
   freeze      answer the first request, then stop reading the socket (PINGs go unanswered)
-Options: --max-streams N advertises SETTINGS_MAX_CONCURRENT_STREAMS; --client-ca FILE requires
+  refuse      reset every request except GET /stats with RST_STREAM(REFUSED_STREAM)
+Options: --max-streams N advertises SETTINGS_MAX_CONCURRENT_STREAMS, --raise-streams-to M sends a
+second SETTINGS with M after the first answer (as APNs does); --client-ca FILE requires
 a client certificate. GET /stats returns JSON counters; the body of every answer also carries
 the client certificate subject in the x-client-subject header.
 """
@@ -26,6 +28,7 @@ import h2.connection
 import h2.events
 import h2.exceptions
 import h2.settings
+from h2.errors import ErrorCodes
 from h2.settings import SettingCodes
 
 lock = threading.Lock()
@@ -73,6 +76,10 @@ def serve(tls_socket, args):
                     with lock:
                         stats["requests"] += 1
                         stats["max_concurrent"] = max(stats["max_concurrent"], len(open_streams))
+                    if args.mode == "refuse" and dict(event.headers).get(":path") != "/stats":
+                        open_streams.pop(event.stream_id, None)
+                        conn.reset_stream(event.stream_id, error_code=ErrorCodes.REFUSED_STREAM)
+                        continue
                     if args.mode == "reset":
                         tls_socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                         tls_socket.close()
@@ -108,6 +115,8 @@ def serve(tls_socket, args):
                 conn.send_data(stream_id, body, end_stream=True)
                 answered += 1
                 highest_answered = max(highest_answered, stream_id)
+                if answered == 1 and args.raise_streams_to is not None:
+                    conn.update_settings({SettingCodes.MAX_CONCURRENT_STREAMS: args.raise_streams_to})
                 if args.mode == "goaway" and answered >= args.goaway_after:
                     break
             tls_socket.sendall(conn.data_to_send())
@@ -135,8 +144,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--cert", required=True)
     parser.add_argument("--key", required=True)
-    parser.add_argument("--mode", default="echo", choices=["echo", "stall", "reset", "goaway", "freeze"])
+    parser.add_argument("--mode", default="echo", choices=["echo", "stall", "reset", "goaway", "freeze", "refuse"])
     parser.add_argument("--max-streams", type=int)
+    parser.add_argument("--raise-streams-to", type=int)
     parser.add_argument("--goaway-after", type=int, default=5)
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--client-ca")

@@ -33,7 +33,21 @@ struct TestPKI: Sendable {
 
     static func get() throws -> TestPKI { try shared.get() }
 
+    /// Earlier runs' PKIs (older than an hour) are removed; the current run's stays for debugging.
+    private static func removeStaleDirectories() {
+        let temporary = NSTemporaryDirectory()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+        for name in names where name.hasPrefix("pushworker-http2-tests-") {
+            let path = temporary + name
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            if let modified, modified < Date(timeIntervalSinceNow: -3600) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
     private static func make() throws -> TestPKI {
+        removeStaleDirectories()
         let directory = NSTemporaryDirectory() + "pushworker-http2-tests-\(getpid())"
         try? FileManager.default.removeItem(atPath: directory)
         try FileManager.default.createDirectory(atPath: directory + "/docroot", withIntermediateDirectories: true)
