@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct Pushworker: AsyncParsableCommand {
@@ -8,4 +9,20 @@ struct Pushworker: AsyncParsableCommand {
         discussion: "Every option can also be set with an environment variable PUSHWORKER_<OPTION_IN_UPPER_SNAKE_CASE>, e.g. --amqp-url ↔ PUSHWORKER_AMQP_URL. The command line wins.",
         subcommands: [RunCommand.self, SandboxCommand.self, GroupsCommand.self, SendCommand.self, EventsCommand.self]
     )
+
+    static func main() async {
+        let arguments = EnvironmentArguments.apply(
+            to: Array(CommandLine.arguments.dropFirst()), root: Pushworker.self,
+            environment: ProcessInfo.processInfo.environment)
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
