@@ -109,6 +109,12 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
             stream.refuse(context: context)
             return
         }
+        if let path = headers.headers.first(name: ":path"), path.hasPrefix(SandboxControl.prefix) {
+            let method = headers.headers.first(name: ":method") ?? "GET"
+            let answer = SandboxControl.answer(method: method, path: path, body: body, recorder: self.recorder)
+            stream.respondControl(context: context, status: answer.status, json: answer.json)
+            return
+        }
         self.requestCount += 1
         let now = ContinuousClock.now
         var draft = SandboxDraft()

@@ -50,8 +50,11 @@ final class SandboxRecorder: Sendable {
 
     /// `requestNumber` is 1-based per connection; `draining` connections never send a second GOAWAY.
     func admit(_ draft: SandboxDraft, requestNumber: Int, draining: Bool) -> SandboxAdmission {
-        self.state.withLock { state in
+        let now = SandboxWallClock.epochMilliseconds()
+        return self.state.withLock { state in
             state.statistics.requests += 1
+            if state.statistics.firstRequestAtMilliseconds == 0 { state.statistics.firstRequestAtMilliseconds = now }
+            state.statistics.lastRequestAtMilliseconds = now
             let faults = state.faults
             if Self.isEvery(faults.resetEveryRequests, requestNumber) {
                 state.statistics.resets += 1

@@ -15,6 +15,10 @@ public struct SandboxStatistics: Sendable, Hashable {
     public var maxConcurrentStreamsSeen = 0
     /// Streams the HTTP/2 layer refused because they exceeded the acknowledged limit.
     public var streamLimitViolations = 0
+    /// Wall-clock milliseconds since 1970 of the first and last request (0 before any): what a
+    /// benchmark measures throughput between.
+    public var firstRequestAtMilliseconds: Int64 = 0
+    public var lastRequestAtMilliseconds: Int64 = 0
 
     public init() {}
 }

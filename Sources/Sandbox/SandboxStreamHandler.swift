@@ -75,6 +75,16 @@ final class SandboxStreamHandler: ChannelInboundHandler {
         context.writeAndFlush(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
     }
 
+    /// Answers a `/_sandbox/…` control request.
+    func respondControl(context: ChannelHandlerContext, status: Int, json: String) {
+        var frame = HTTP2Frame.FramePayload.Headers(headers: [":status": Self.statusText(status)], endStream: false)
+        frame.headers.add(name: "content-type", value: "application/json")
+        var body = context.channel.allocator.buffer(capacity: json.utf8.count)
+        body.writeString(json)
+        context.write(self.wrapOutboundOut(.headers(frame)), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+    }
+
     /// For streams above a GOAWAY's last stream ID: never processed, the client may resend them.
     func refuse(context: ChannelHandlerContext) {
         context.writeAndFlush(self.wrapOutboundOut(.rstStream(.refusedStream)), promise: nil)
