@@ -13,7 +13,8 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 rabbit_env() {
   export HOME="$dir/rabbitmq"                     # the Erlang cookie lives here, not in /var/lib
-  export RABBITMQ_NODENAME="pushworker@localhost"
+  # One node name per port, so a second instance (the fault suite's) can run beside the first.
+  if [ "$amqp_port" = 5672 ]; then export RABBITMQ_NODENAME="pushworker@localhost"; else export RABBITMQ_NODENAME="pushworker-$amqp_port@localhost"; fi
   export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
   export RABBITMQ_NODE_PORT="$amqp_port"
   export RABBITMQ_DIST_PORT=$((amqp_port + 20000))
