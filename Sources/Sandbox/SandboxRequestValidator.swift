@@ -53,7 +53,9 @@ struct SandboxRequestValidator {
         }
 
         guard fields.method == "POST" else { return reject(.methodNotAllowed) }
-        let path = fields.path.map { $0.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] } ?? ""
+        // Byte-level scans here: with Foundation loaded, `contains("/")` would go through CFString.
+        let fullPath = fields.path ?? ""
+        let path = fullPath[..<(fullPath.utf8.firstIndex(of: UInt8(ascii: "?")) ?? fullPath.endIndex)]
         let devicePrefix = "/3/device"
         guard path.hasPrefix(devicePrefix) else { return reject(.badPath) }
         var token = path.dropFirst(devicePrefix.count)
@@ -62,7 +64,7 @@ struct SandboxRequestValidator {
             token = token.dropFirst()
         }
         guard !token.isEmpty else { return reject(.missingDeviceToken) }
-        guard !token.contains("/") else { return reject(.badPath) }
+        guard !token.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
         draft.token = token.lowercased()
         draft.topic = fields.topic ?? ""
         draft.pushType = fields.pushType ?? ""
