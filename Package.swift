@@ -77,6 +77,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: [
             "Sandbox", "PushCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",
