@@ -12,6 +12,7 @@ struct JobProcessor: Sendable {
     let amqp: AMQPClient
     let clients: [String: APNsClient]
     let expander: GroupExpander
+    let redis: RedisClient
     let status: WorkerStatus
     let gate: ConsumptionGate
     let logger: Logger
@@ -23,6 +24,7 @@ struct JobProcessor: Sendable {
         self.amqp = amqp
         self.clients = clients
         self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)
+        self.redis = redis
         self.status = status
         self.gate = gate
         self.logger = logger
@@ -57,10 +59,10 @@ struct JobProcessor: Sendable {
         var settlement = Settlement(job: job, now: now)
         if !job.groups.isEmpty || job.tokens.count > configuration.chunkSize {
             guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, logger: log) else { return }
-            guard let inline = expanded else {
+            guard let inline = expanded.devices else {
                 // Split into chunk jobs, each confirmed; they report their own completions.
                 settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-                await settle(delivery, settlement, logger: log)
+                if await settle(delivery, settlement, logger: log) { await expanded.markers.clear() }
                 return
             }
             devices = inline
@@ -84,10 +86,11 @@ struct JobProcessor: Sendable {
         await settle(delivery, settlement, logger: log)
     }
 
-    /// Returns nil when the delivery was already handed back (Redis down), `.some(nil)` when the
-    /// devices went out as chunk jobs, `.some(devices)` when they are few enough to send here.
-    private func expand(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement, logger: Logger) async -> [DeviceToken]?? {
+    /// Returns nil when the delivery was already handed back (Redis down); `devices` nil when they
+    /// went out as chunk jobs, else the devices, few enough to send here.
+    private func expand(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement, logger: Logger) async -> (devices: [DeviceToken]?, markers: ChunkMarkers)? {
         let tracker = PublishTracker(amqp: amqp)
+        let markers = ChunkMarkers(redis: redis, jobQueue: configuration.jobQueue, delivery: delivery, logger: logger)
         var firstBatch: [DeviceToken]?
         var chunkCount = 0
         var deviceCount = 0
@@ -96,9 +99,16 @@ struct JobProcessor: Sendable {
         func publishChunk(_ devices: [DeviceToken]) async throws {
             let chunk = job.derived(tokens: devices, attempts: job.attempts, chunk: chunkCount)
             chunkCount += 1
-            tracker.publish(.init(exchange: "", routingKey: configuration.jobQueue, body: chunk.encoded(), properties: Self.jobProperties(id: job.id)))
-            // Bound what a huge fan-out keeps in memory while confirms come back.
-            await tracker.wait(untilOutstandingAtMost: 32)
+            let digest = ChunkMarkers.digest(devices)
+            // Redelivered: the chunks an earlier delivery had confirmed are already queued.
+            if await markers.alreadyQueued(digest) { return }
+            tracker.publish(.init(exchange: "", routingKey: configuration.jobQueue, body: chunk.encoded(), properties: Self.jobProperties(id: job.id)),
+                            confirmed: { markers.confirmed(digest) })
+            // One chunk at a time, noted in Redis once confirmed: a crash now leaves at most this
+            // one chunk queued but unnoted, so a redelivered fan-out repeats at most one chunk
+            // (with the chunk jobs in flight: --prefetch x --chunk-size devices per crash).
+            await tracker.wait(untilOutstandingAtMost: 0)
+            await markers.flush()
         }
         do {
             try await expander.expand(job, batchSize: chunkSize, malformed: { malformed.append($0) }) { batch in
@@ -114,16 +124,19 @@ struct JobProcessor: Sendable {
                 try await publishChunk(batch)
             }
             try await tracker.finish()
+            await markers.flush()
         } catch let error as RedisError {
             logger.error("cannot expand groups: Redis unavailable; the job goes back to the queue", metadata: ["error": "\(error)"])
             status.noteRedisFailure(error.description)
             try? await tracker.finish()
+            await markers.flush()
             // Give Redis a moment before the broker hands the job out again.
             try? await Task.sleep(for: .seconds(1))
             amqp.nack(delivery.tag, requeue: true)
             return nil
         } catch {
             logger.error("could not publish chunk jobs; the job will be redelivered", metadata: ["error": "\(error)"])
+            await markers.flush()
             amqp.nack(delivery.tag, requeue: true)
             return nil
         }
@@ -136,10 +149,12 @@ struct JobProcessor: Sendable {
         if chunkCount > 0 {
             settlement.counts.chunks = chunkCount
             settlement.counts.devices = deviceCount
-            logger.info("fan-out split into chunk jobs", metadata: ["push.devices": "\(deviceCount)", "push.chunks": "\(chunkCount)"])
-            return .some(nil)
+            logger.info("fan-out split into chunk jobs", metadata: [
+                "push.devices": "\(deviceCount)", "push.chunks": "\(chunkCount)", "push.chunks.already_queued": "\(markers.skipped)",
+            ])
+            return (nil, markers)
         }
-        return .some(firstBatch ?? [])
+        return (firstBatch ?? [], markers)
     }
 
     /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those devices once.
@@ -159,7 +174,9 @@ struct JobProcessor: Sendable {
         }
     }
 
-    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, logger: Logger) async {
+    /// Returns whether the job was acked (false: handed back for redelivery).
+    @discardableResult
+    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, logger: Logger) async -> Bool {
         let tracker = PublishTracker(amqp: amqp)
         let job = settlement.job
         let time = UnixTime.now()
@@ -187,7 +204,7 @@ struct JobProcessor: Sendable {
             // of what was sent are the price of never losing a device).
             logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
             amqp.nack(delivery.tag, requeue: true)
-            return
+            return false
         }
         amqp.ack(delivery.tag)
         status.recordJob(settlement.counts)
@@ -198,6 +215,7 @@ struct JobProcessor: Sendable {
             "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
             "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",
         ])
+        return true
     }
 
     private func reject(_ delivery: AMQPDelivery, _ rejection: JobRejection, now: UnixTime) async {

@@ -23,10 +23,12 @@ final class PublishTracker: Sendable {
 
     init(amqp: AMQPClient) { self.amqp = amqp }
 
-    func publish(_ message: Message) {
+    /// `confirmed` runs (on the AMQP thread) once the broker confirmed this message.
+    func publish(_ message: Message, confirmed: (@Sendable () -> Void)? = nil) {
         state.withLock { $0.outstanding += 1 }
         amqp.publish(exchange: message.exchange, routingKey: message.routingKey, body: message.body,
                      properties: message.properties) { [self] result in
+            if case .success = result { confirmed?() }
             let resume: CheckedContinuation<Void, Never>? = state.withLock { state in
                 state.outstanding -= 1
                 if case let .failure(error) = result, state.failure == nil { state.failure = error }
