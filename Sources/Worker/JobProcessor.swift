@@ -222,6 +222,9 @@ struct JobProcessor: Sendable {
         logger.warning("job rejected", metadata: ["reason": "\(rejection)", "amqp.message_id": "\(delivery.properties.messageID ?? "-")"])
         var properties = delivery.properties
         properties.persistent = true
+        // The publisher's per-message TTL was for the job queue: kept, it would silently drop the
+        // dead-lettered copy (and its reason) from push.jobs.dead.
+        properties.expiration = nil
         properties.headers["x-pushworker-error"] = .string(rejection.description)
         if let field = rejection.field { properties.headers["x-pushworker-field"] = .string(field) }
         properties.headers["x-pushworker-rejected-at"] = .string(now.rfc3339)
