@@ -32,19 +32,13 @@ final class ChunkMarkers: Sendable {
 
     init(redis: RedisClient, jobQueue: String, delivery: AMQPDelivery, logger: Logger) {
         self.redis = redis
-        var hasher = SHA256()
-        hasher.update(jobQueue)
-        hasher.update([0])
-        hasher.update(delivery.properties.messageID ?? "")
-        hasher.update([0])
-        hasher.update(delivery.body)
-        self.key = "pushworker:fanout:" + hasher.finalizeHex()
+        self.key = "pushworker:fanout:" + Digest.hex([Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), delivery.body])
         self.lookUp = delivery.redelivered
         self.logger = logger
     }
 
     static func digest(_ devices: [DeviceToken]) -> String {
-        SHA256.hex(devices.map(\.hex))
+        Digest.hex(devices.map(\.hex))
     }
 
     var skipped: Int { state.withLock { $0.skipped } }
