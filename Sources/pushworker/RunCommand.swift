@@ -33,6 +33,10 @@ struct RunCommand: AsyncParsableCommand {
     var jobQueue: String = Env["job-queue"] ?? "push.jobs"
     @Option(help: "Results exchange name. [env PUSHWORKER_RESULTS_EXCHANGE]")
     var resultsExchange: String = Env["results-exchange"] ?? "push.results"
+    @Option(help: "Serve GET /status and /healthz on this port (0 = off). [env PUSHWORKER_STATUS_PORT]")
+    var statusPort: Int = Env.int("status-port", default: 0)
+    @Option(help: "Address of the status endpoint. [env PUSHWORKER_STATUS_HOST]")
+    var statusHost: String = Env["status-host"] ?? "127.0.0.1"
     @Option(help: "On exit, write totals and latency percentiles as JSON to this file (used by ops/bench). [env PUSHWORKER_STATS_FILE]")
     var statsFile: String?
 
@@ -75,8 +79,12 @@ struct RunCommand: AsyncParsableCommand {
         do { worker = try PushWorker(configuration: configuration, logger: logger) } catch {
             throw ValidationError(error.message)
         }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: worker)]
+        if statusPort > 0 {
+            services.append(.init(service: StatusServer(host: statusHost, port: statusPort, status: worker.status, logger: logger)))
+        }
         let group = ServiceGroup(configuration: .init(
-            services: [.init(service: worker)],
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

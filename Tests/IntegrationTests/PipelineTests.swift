@@ -1,4 +1,5 @@
 import AMQP
+import APNs
 import Foundation
 import PushCore
 import Sandbox
@@ -168,6 +169,34 @@ struct PipelineTests {
             let received = fixture.sandbox.received()
             #expect(received.count == 2500)
             #expect(Set(received.map(\.token)).count == 2500)
+        }
+    }
+
+    @Test func refusedCredentialsPauseConsumptionAndKeepTheJobs() async throws {
+        try await PipelineFixture.with { fixture in
+            let material = fixture.sandbox.material
+            // A key ID the sandbox does not know: APNs answers 403 InvalidProviderToken.
+            let wrongKey = try APNsTokenProvider(keyFile: material.tokenKeyFile, keyID: "OTHERKEY01", teamID: material.teamID)
+            var configuration = try fixture.workerConfiguration(credentials: .token(wrongKey))
+            configuration.credentialsRetryInterval = .seconds(120)
+            try fixture.startWorker(configuration)
+            let tokens = (0..<3).map(PipelineFixture.token)
+            try await fixture.publish(#"{"id":"creds","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) })
+            let worker = try #require(fixture.worker)
+            #expect(worker.status.snapshot.credentialProblems["default"]?.contains("InvalidProviderToken") == true)
+            #expect(!worker.status.isHealthy)
+            // The devices wait in the job queue, untouched, while the worker does not consume.
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 1)
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            let waiting = try #require(try await fixture.control.get(queue: fixture.jobQueue))
+            let job = try JobParser().parse(waiting.body, messageID: nil, now: 0, makeID: { "x" })
+            #expect(Set(job.tokens.map(\.hex)) == Set(tokens))
+            #expect(job.attempts == 0)
+            #expect(fixture.sandbox.received().allSatisfy { $0.status == 403 })
         }
     }
 }

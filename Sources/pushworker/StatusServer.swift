@@ -1,0 +1,60 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ServiceLifecycle
+import Worker
+
+/// `--status-port`: a small HTTP/1.1 endpoint for people and orchestrators.
+///   GET /status   the worker's status as JSON (credential problems, connections, counts, latency)
+///   GET /healthz  200 "ok" while healthy, 503 with the reason otherwise (for liveness/readiness probes)
+struct StatusServer: Service {
+    let host: String
+    let port: Int
+    let status: WorkerStatus
+    let logger: Logger
+
+    func run() async throws {
+        let status = self.status
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(status: status))
+                }
+            }
+            .bind(host: host, port: port).get()
+        logger.info("status endpoint listening", metadata: ["address": "http://\(host):\(channel.localAddress?.port ?? port)/status"])
+        try? await gracefulShutdown()
+        try? await channel.close()
+    }
+}
+
+private final class StatusHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+    private let status: WorkerStatus
+
+    init(status: WorkerStatus) { self.status = status }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case let .head(request) = unwrapInboundIn(data) else { return }
+        let (code, body): (HTTPResponseStatus, [UInt8])
+        switch (request.method, request.uri) {
+        case (.GET, "/status"):
+            (code, body) = (.ok, status.json())
+        case (.GET, "/healthz"):
+            let healthy = status.isHealthy
+            (code, body) = healthy ? (.ok, Array("ok\n".utf8)) : (.serviceUnavailable, status.json())
+        default:
+            (code, body) = (.notFound, Array("GET /status or /healthz\n".utf8))
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: body.first == UInt8(ascii: "{") ? "application/json" : "text/plain")
+        headers.add(name: "content-length", value: String(body.count))
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: code, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
