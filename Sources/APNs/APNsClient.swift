@@ -95,6 +95,11 @@ public final class APNsClient: Sendable {
         case .protocolError: "ProtocolError"
         case .shutdown: "Shutdown"
         }
+        if error.kind == .tlsFailed {
+            // A refused or expired client certificate, or a server we cannot verify: no device is to
+            // blame and every other one would fail the same way, so the worker pauses instead.
+            return APNsResult(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))
+        }
         return APNsResult(status: 0, reason: reason, outcome: .retryable(reason: "\(reason): \(error.message)"))
     }
 }

@@ -70,4 +70,15 @@ import Testing
         let garbage = APNsClient.result(from: HTTP2Response(status: 502, headers: [], body: Array("<html>".utf8)))
         #expect(garbage.outcome == .retryable(reason: "HTTP 502"))
     }
+
+    @Test func transportFailuresMapToRetryOrPause() {
+        let lost = APNsClient.result(from: HTTP2Error(kind: .connectionLost, message: "reset"))
+        #expect(lost.outcome == .retryable(reason: "ConnectionLost: reset"))
+        #expect(lost.status == 0)
+        let timeout = APNsClient.result(from: HTTP2Error(kind: .timeout, message: "30 s"))
+        #expect(timeout.outcome == .retryable(reason: "Timeout: 30 s"))
+        // A certificate APNs refuses (or a server we cannot verify) is not the device's fault.
+        let tls = APNsClient.result(from: HTTP2Error(kind: .tlsFailed, message: "certificate expired"))
+        #expect(tls.outcome == .credentialsProblem(reason: "TLSFailed: certificate expired"))
+    }
 }
