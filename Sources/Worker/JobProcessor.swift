@@ -177,6 +177,10 @@ struct JobProcessor: Sendable {
     /// Returns whether the job was acked (false: handed back for redelivery).
     @discardableResult
     private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, logger: Logger) async -> Bool {
+        if let reason = settlement.credentialsReason {
+            // Stop taking jobs at once: every further one would fail the same way.
+            gate.credentialsFailed(app: settlement.job.app, reason: reason)
+        }
         let tracker = PublishTracker(amqp: amqp)
         let job = settlement.job
         let time = UnixTime.now()
@@ -208,9 +212,6 @@ struct JobProcessor: Sendable {
         }
         amqp.ack(delivery.tag)
         status.recordJob(settlement.counts)
-        if let reason = settlement.credentialsReason {
-            gate.credentialsFailed(app: job.app, reason: reason)
-        }
         logger.debug("job settled", metadata: [
             "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
             "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",

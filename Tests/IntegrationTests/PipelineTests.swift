@@ -187,7 +187,7 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"creds","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) })
+            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }, "\(events.map(\.fields))")
             let worker = try #require(fixture.worker)
             #expect(worker.status.snapshot.credentialProblems["default"]?.contains("InvalidProviderToken") == true)
             #expect(!worker.status.isHealthy)
