@@ -40,9 +40,12 @@ extension ConnectionPool {
     func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
         var next = now + .seconds(10)
         if let request = deadlines.first { next = min(next, request.deadline) }
+        // Idle deadlines matter only while closeIdleConnections would act on them: the last
+        // `minConnections` stay open, and a past deadline for them would make every poll return at once.
+        let usable = connections.reduce(0) { $0 + ($1.phase == .ready && !$1.draining ? 1 : 0) }
         for connection in connections {
             if let timer = connection.nextTimer() { next = min(next, timer) }
-            if connection.phase == .ready && connection.inFlight == 0 {
+            if usable > configuration.minConnections, connection.phase == .ready, !connection.draining, connection.inFlight == 0 {
                 next = min(next, connection.lastRequest + configuration.idleConnectionTimeout)
             }
         }
