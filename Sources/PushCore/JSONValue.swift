@@ -13,7 +13,10 @@ public indirect enum JSONValue: Sendable, Hashable, Decodable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
+        // Most common first (jobs are mostly token strings): every failed try costs a thrown error.
+        if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
@@ -21,8 +24,6 @@ public indirect enum JSONValue: Sendable, Hashable, Decodable {
             self = .int(value)
         } else if let value = try? container.decode(Double.self) {
             self = .double(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
