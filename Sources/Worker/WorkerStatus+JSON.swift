@@ -7,7 +7,7 @@ extension WorkerStatus {
         return snapshot.amqpConnected && snapshot.credentialProblems.isEmpty
     }
 
-    /// The status document served on `--status-port` (`GET /status`).
+    /// The status document served on `--status-port` (`GET /status`) and written to `--stats-file`.
     public func json() -> [UInt8] {
         let snapshot = self.snapshot
         let latency = self.latency.summary
@@ -28,6 +28,8 @@ extension WorkerStatus {
         writer.field("chunks_published", snapshot.chunksPublished)
         writer.field("latency_p50_us", Int(latency.p50Microseconds))
         writer.field("latency_p99_us", Int(latency.p99Microseconds))
+        writer.field("latency_max_us", Int(latency.maxMicroseconds))
+        writer.field("latency_count", Int(latency.count))
         return writer.finish()
     }
 }

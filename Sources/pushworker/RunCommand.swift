@@ -91,21 +91,8 @@ struct RunCommand: AsyncParsableCommand {
         if let path = Env.or(statsFile, "stats-file") { try writeStats(worker, to: path) }
     }
 
+    /// The same document `GET /status` serves, at exit.
     private func writeStats(_ worker: PushWorker, to path: String) throws {
-        let totals = worker.status.snapshot
-        let latency = worker.status.latency.summary
-        var writer = JSONWriter()
-        writer.field("jobs", totals.jobs)
-        writer.field("rejected", totals.rejected)
-        writer.field("sent", totals.sent)
-        writer.field("failed", totals.failed)
-        writer.field("invalid", totals.invalid)
-        writer.field("retried", totals.retried)
-        writer.field("chunks_published", totals.chunksPublished)
-        writer.field("latency_count", Int(latency.count))
-        writer.field("latency_p50_us", Int(latency.p50Microseconds))
-        writer.field("latency_p99_us", Int(latency.p99Microseconds))
-        writer.field("latency_max_us", Int(latency.maxMicroseconds))
-        try Data(writer.finish()).write(to: URL(fileURLWithPath: path))
+        try Data(worker.status.json()).write(to: URL(fileURLWithPath: path))
     }
 }
