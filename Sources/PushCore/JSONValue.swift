@@ -1,8 +1,6 @@
-import Foundation
-
-/// A JSON document as read by Foundation's JSONDecoder, which (unlike JSONSerialization on Linux)
-/// keeps `1` and `true` apart: a job's `"priority": 1` is a number, `"content-available": 1` too.
-public indirect enum JSONValue: Sendable, Hashable, Decodable {
+/// A JSON document as `JSONParser` reads it: `1` and `true` stay apart (a job's `"priority": 1` is
+/// a number, `"content-available": 1` too), integers stay exact.
+public indirect enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -11,28 +9,8 @@ public indirect enum JSONValue: Sendable, Hashable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Most common first (jobs are mostly token strings): every failed try costs a thrown error.
-        if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .int(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .double(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        try JSONParser.parse(bytes)
     }
 
     /// How error messages name the kind of a value.

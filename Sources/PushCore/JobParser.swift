@@ -14,16 +14,18 @@ public struct JobParser: Sendable {
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
+        var json = JSONParser(body)
         let document: JSONValue
         do {
-            document = try JSONValue.parse(body)
+            document = try json.parseDocument()
         } catch {
-            throw JobRejection(field: nil, "the message is not valid JSON (\(Self.describe(error)))")
+            throw JobRejection(field: nil, "the message is not valid JSON (\(error))")
         }
         guard case let .object(object) = document else {
             throw JobRejection(field: nil, "the message must be a JSON object, got \(document.typeName)")
         }
-        for key in object.keys.sorted() where !Self.knownFields.contains(key) && !key.hasPrefix("x-") {
+        // Sorted only when there is a problem, so the error names the same field every time.
+        if object.keys.contains(where: { !Self.isAllowedField($0) }), let key = object.keys.sorted().first(where: { !Self.isAllowedField($0) }) {
             throw JobRejection(field: key, "unknown field (known: \(Self.knownFields.sorted().joined(separator: ", ")); prefix your own fields with x-)")
         }
 
@@ -53,9 +55,10 @@ public struct JobParser: Sendable {
                 throw JobRejection(field: "payload.aps", "must be a JSON object, got \(aps.typeName)")
             }
         }
-        guard let payloadBytes = RawJSON.member("payload", in: body) else {
+        guard let payloadRange = json.topLevelRanges["payload"] else {
             throw JobRejection(field: "payload", "cannot be read")
         }
+        let payloadBytes = RawJSON.compact(body[payloadRange])
         guard payloadBytes.count <= pushType.maxPayloadBytes else {
             throw JobRejection(field: "payload", "is \(payloadBytes.count) bytes; APNs allows at most \(pushType.maxPayloadBytes) bytes for \(pushType.rawValue) pushes")
         }
@@ -174,6 +177,10 @@ public struct JobParser: Sendable {
         return number
     }
 
+    private static func isAllowedField(_ key: String) -> Bool {
+        knownFields.contains(key) || key.hasPrefix("x-")
+    }
+
     private static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -181,14 +188,5 @@ public struct JobParser: Sendable {
             true
         default: false
         }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let decoding = error as? DecodingError, case let .dataCorrupted(context) = decoding {
-            let underlying = context.underlyingError.map { "\($0)" } ?? context.debugDescription
-            return underlying.count > 200 ? String(underlying.prefix(200)) + "…" : underlying
-        }
-        let text = "\(error)"
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 }

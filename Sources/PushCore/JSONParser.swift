@@ -1,0 +1,301 @@
+/// A strict RFC 8259 parser from bytes to `JSONValue`. Jobs are parsed once per delivery, so this
+/// is on the hot path: Foundation's JSONDecoder with an enum that tries each type in turn cost a
+/// thrown error per failed try and was a third of the worker's CPU on one-token jobs;
+/// JSONSerialization on Linux turns `1` into `true`. Nesting is limited so a hostile message
+/// cannot exhaust the stack.
+public struct JSONParser {
+    public static let maxDepth = 256
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var depth = 0
+    /// Where each member of the outermost object starts and ends in `bytes` (the last, if repeated).
+    public private(set) var topLevelRanges: [String: Range<Int>] = [:]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes)
+        return try parser.parseDocument()
+    }
+
+    /// Exactly one value, with only white space around it.
+    public mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        skipSpace()
+        let value = try parseValue()
+        skipSpace()
+        guard index == bytes.count else { throw problem("unexpected \(describeByte(at: index)) after the JSON value") }
+        return value
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw problem("unexpected end of input, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral(Self.trueBytes); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral(Self.falseBytes); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral(Self.nullBytes); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw problem("unexpected \(describeByte(at: index)), expected a value")
+        }
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enterContainer()
+        let isTopLevel = depth == 1
+        index += 1
+        var object = [String: JSONValue]()
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw problem("expected a member name in double quotes, found \(describeByte(at: index))")
+            }
+            let key = try parseString()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw problem("expected ':' after the member name \"\(key.prefix(40))\", found \(describeByte(at: index))")
+            }
+            index += 1
+            skipSpace()
+            let valueStart = index
+            object[key] = try parseValue()
+            if isTopLevel { topLevelRanges[key] = valueStart..<index }
+            skipSpace()
+            guard index < bytes.count else { throw problem("unexpected end of input inside an object") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return .object(object)
+            default:
+                throw problem("expected ',' or '}' in an object, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enterContainer()
+        index += 1
+        var array = [JSONValue]()
+        skipSpace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(array)
+        }
+        while true {
+            skipSpace()
+            array.append(try parseValue())
+            skipSpace()
+            guard index < bytes.count else { throw problem("unexpected end of input inside an array") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return .array(array)
+            default:
+                throw problem("expected ',' or ']' in an array, found \(describeByte(at: index))")
+            }
+        }
+    }
+
+    private mutating func enterContainer() throws(JSONSyntaxError) {
+        depth += 1
+        guard depth <= Self.maxDepth else { throw problem("nested deeper than \(Self.maxDepth) levels") }
+    }
+
+    /// `index` is at the opening quote; leaves it after the closing one.
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        let start = index
+        index += 1
+        let contentStart = index
+        // Fast path: no escapes, which is every device token and nearly every key.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let content = bytes[contentStart..<index]
+                index += 1
+                guard let text = String(validating: content, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, problem: "a string is not valid UTF-8")
+                }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw problem("a control character (0x\(String(byte, radix: 16))) inside a string must be escaped") }
+            index += 1
+        }
+        guard index < bytes.count else { throw JSONSyntaxError(offset: start, problem: "a string is not closed") }
+        return try parseEscapedString(start: start, contentStart: contentStart)
+    }
+
+    private mutating func parseEscapedString(start: Int, contentStart: Int) throws(JSONSyntaxError) -> String {
+        var utf8 = Array(bytes[contentStart..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: utf8, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, problem: "a string is not valid UTF-8")
+                }
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { break }
+                let escape = bytes[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0c)
+                case UInt8(ascii: "n"): utf8.append(0x0a)
+                case UInt8(ascii: "r"): utf8.append(0x0d)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"): appendUTF8(of: try parseUnicodeEscape(), to: &utf8)
+                default:
+                    index -= 2
+                    throw problem("invalid escape \(describeByte(at: index + 1)) in a string")
+                }
+            default:
+                guard byte >= 0x20 else { throw problem("a control character (0x\(String(byte, radix: 16))) inside a string must be escaped") }
+                utf8.append(byte)
+                index += 1
+            }
+        }
+        throw JSONSyntaxError(offset: start, problem: "a string is not closed")
+    }
+
+    /// After `\u`: one code point, joining a UTF-16 surrogate pair.
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
+        let escapeStart = index - 2
+        let first = try parseHex4()
+        switch first {
+        case 0xD800...0xDBFF:
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw JSONSyntaxError(offset: escapeStart, problem: "a \\u escape is an unpaired UTF-16 surrogate")
+            }
+            index += 2
+            let second = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(second) else {
+                throw JSONSyntaxError(offset: escapeStart, problem: "a \\u escape is an unpaired UTF-16 surrogate")
+            }
+            return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+        case 0xDC00...0xDFFF:
+            throw JSONSyntaxError(offset: escapeStart, problem: "a \\u escape is an unpaired UTF-16 surrogate")
+        default:
+            return Unicode.Scalar(first)!
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw problem("a \\u escape needs four hex digits") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw problem("a \\u escape needs four hex digits, found \(describeByte(at: index))")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private func appendUTF8(of scalar: Unicode.Scalar, to utf8: inout [UInt8]) {
+        utf8.append(contentsOf: UTF8.encode(scalar)!)
+    }
+
+    /// -? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw problem("a number needs a digit after '-'") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw JSONSyntaxError(offset: start, problem: "a number must not have a leading zero") }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw problem("a number needs a digit after '.'") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw problem("a number needs a digit in its exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .int(integer) }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONSyntaxError(offset: start, problem: "the number \(text.prefix(40)) is out of range")
+        }
+        return .double(double)
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+
+    private mutating func expectLiteral(_ literal: [UInt8]) throws(JSONSyntaxError) {
+        guard index + literal.count <= bytes.count, bytes[index..<index + literal.count].elementsEqual(literal) else {
+            throw problem("unexpected \(describeByte(at: index)), expected a value")
+        }
+        index += literal.count
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0a, 0x0d: index += 1
+            default: return
+            }
+        }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private func describeByte(at offset: Int) -> String {
+        guard offset < bytes.count else { return "end of input" }
+        let byte = bytes[offset]
+        if byte >= 0x21, byte < 0x7f { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private func problem(_ text: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, problem: text)
+    }
+}
+
+/// What is wrong with a JSON text and where (byte offset from 0).
+public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    public let offset: Int
+    public let problem: String
+
+    public var description: String { "\(problem) at byte \(offset)" }
+}
