@@ -9,11 +9,13 @@ public struct JSONParser {
     private let bytes: [UInt8]
     private var index = 0
     private var depth = 0
-    /// Where each member of the outermost object starts and ends in `bytes` (the last, if repeated).
-    public private(set) var topLevelRanges: [String: Range<Int>] = [:]
+    private let recordedMember: String?
+    /// Where the outermost object's member `recordedMember` starts and ends in `bytes` (the last, if repeated).
+    public private(set) var recordedRange: Range<Int>?
 
-    public init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8], recordingRangeOf member: String? = nil) {
         self.bytes = bytes
+        self.recordedMember = member
     }
 
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
@@ -69,7 +71,7 @@ public struct JSONParser {
             skipSpace()
             let valueStart = index
             object[key] = try parseValue()
-            if isTopLevel { topLevelRanges[key] = valueStart..<index }
+            if isTopLevel, key == recordedMember { recordedRange = valueStart..<index }
             skipSpace()
             guard index < bytes.count else { throw problem("unexpected end of input inside an object") }
             switch bytes[index] {

@@ -14,7 +14,7 @@ public struct JobParser: Sendable {
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
-        var json = JSONParser(body)
+        var json = JSONParser(body, recordingRangeOf: "payload")
         let document: JSONValue
         do {
             document = try json.parseDocument()
@@ -55,7 +55,7 @@ public struct JobParser: Sendable {
                 throw JobRejection(field: "payload.aps", "must be a JSON object, got \(aps.typeName)")
             }
         }
-        guard let payloadRange = json.topLevelRanges["payload"] else {
+        guard let payloadRange = json.recordedRange else {
             throw JobRejection(field: "payload", "cannot be read")
         }
         let payloadBytes = RawJSON.compact(body[payloadRange])
@@ -86,6 +86,7 @@ public struct JobParser: Sendable {
         var tokens = [DeviceToken]()
         tokens.reserveCapacity(array.count)
         var seen = Set<String>()
+        if array.count > 1 { seen.reserveCapacity(array.count) }
         for (index, element) in array.enumerated() {
             guard case let .string(text) = element else {
                 throw JobRejection(field: "tokens[\(index)]", "must be a string, got \(element.typeName)")
@@ -95,7 +96,7 @@ public struct JobParser: Sendable {
                 throw JobRejection(field: "tokens[\(index)]", error.description)
             }
             // A device named twice gets one notification.
-            if seen.insert(token.hex).inserted { tokens.append(token) }
+            if array.count == 1 || seen.insert(token.hex).inserted { tokens.append(token) }
         }
         return tokens
     }

@@ -20,7 +20,7 @@ public enum PushEvent: Sendable, Hashable {
         writer.field("event", routingKey)
         writer.field("job_id", jobID)
         writer.field("app", app)
-        writer.field("time", time.rfc3339)
+        writer.field("time", time: time)
         switch self {
         case let .tokenInvalid(token, reason, status, timestamp):
             writer.field("token", token)

@@ -14,9 +14,18 @@ public struct UnixTime: Sendable, Hashable {
 
     /// `2026-11-21T20:39:00.123Z`, computed without DateFormatter (which is slow and not Sendable).
     public var rfc3339: String {
-        let millis = Int(milliseconds % 1000)
-        var days = Int(milliseconds / 1000) / 86400
-        let secondsOfDay = Int(milliseconds / 1000) % 86400
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(24)
+        appendRFC3339(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Events carry a time each, so this is on the hot path: digits go straight into the buffer.
+    public func appendRFC3339(to bytes: inout [UInt8]) {
+        let totalSeconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let millis = Int(milliseconds - totalSeconds * 1000)
+        var days = Int(totalSeconds >= 0 ? totalSeconds / 86400 : (totalSeconds - 86399) / 86400)
+        let secondsOfDay = Int(totalSeconds) - days * 86400
         // Civil-from-days (Howard Hinnant's algorithm).
         days += 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
@@ -27,10 +36,30 @@ public struct UnixTime: Sendable, Hashable {
         let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
         let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            if rest >= divisor * 10 { bytes.append(contentsOf: String(rest / (divisor * 10)).utf8); rest %= divisor * 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay / 60 % 60, 2)):\(pad(secondsOfDay % 60, 2)).\(pad(millis, 3))Z"
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondsOfDay / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondsOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondsOfDay % 60, 2)
+        bytes.append(UInt8(ascii: "."))
+        digits(millis, 3)
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -43,15 +43,17 @@ struct JSONParserTests {
         ]))
     }
 
-    @Test("top-level member ranges point at each value's bytes")
-    func topLevelRanges() throws {
+    @Test("the recorded top-level member's range points at its value's bytes, not a nested namesake's")
+    func recordedRange() throws {
         let text = #"{"id":"x", "payload" : {"aps":{"alert":"{\"}"}} ,"n":[1,{"payload":2}]}"#
         let bytes = Array(text.utf8)
-        var parser = JSONParser(bytes)
+        var parser = JSONParser(bytes, recordingRangeOf: "payload")
         _ = try parser.parseDocument()
-        let range = try #require(parser.topLevelRanges["payload"])
+        let range = try #require(parser.recordedRange)
         #expect(String(decoding: bytes[range], as: UTF8.self) == #"{"aps":{"alert":"{\"}"}}"#)
-        #expect(parser.topLevelRanges.keys.sorted() == ["id", "n", "payload"])
+        var other = JSONParser(bytes, recordingRangeOf: "missing")
+        _ = try other.parseDocument()
+        #expect(other.recordedRange == nil)
     }
 
     // Foundation on Linux also accepts trailing commas ("[1,]"), which RFC 8259 does not; those
