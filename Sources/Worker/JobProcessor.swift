@@ -50,19 +50,16 @@ struct JobProcessor: Sendable {
             await reject(delivery, JobRejection(field: nil, "\(error)"), now: now)
             return
         }
-        var log = logger
-        log[metadataKey: "push.job.id"] = "\(job.id)"
-        log[metadataKey: "push.app"] = "\(job.app)"
-        if let chunk = job.chunk { log[metadataKey: "push.job.chunk"] = "\(chunk)" }
+        let log = JobLog(logger, job: job)
 
         let devices: [DeviceToken]
         var settlement = Settlement(job: job, now: now)
         if !job.groups.isEmpty || job.tokens.count > configuration.chunkSize {
-            guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, logger: log) else { return }
+            guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, log: log) else { return }
             guard let inline = expanded.devices else {
                 // Split into chunk jobs, each confirmed; they report their own completions.
                 settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-                if await settle(delivery, settlement, logger: log) { await expanded.markers.clear() }
+                if await settle(delivery, settlement, log: log) { await expanded.markers.clear() }
                 return
             }
             devices = inline
@@ -77,18 +74,19 @@ struct JobProcessor: Sendable {
         } else if !devices.isEmpty {
             let client = clients[job.app]!
             var results = await DeliveryRound.send(job, to: devices, with: client, deliveredAt: started, latency: status.latency)
-            await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, logger: log)
+            await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, log: log)
             for (device, result) in zip(devices, results) {
                 settlement.record(device, result, retry: configuration.retry)
             }
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-        await settle(delivery, settlement, logger: log)
+        await settle(delivery, settlement, log: log)
     }
 
     /// Returns nil when the delivery was already handed back (Redis down); `devices` nil when they
     /// went out as chunk jobs, else the devices, few enough to send here.
-    private func expand(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement, logger: Logger) async -> (devices: [DeviceToken]?, markers: ChunkMarkers)? {
+    private func expand(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement, log: JobLog) async -> (devices: [DeviceToken]?, markers: ChunkMarkers)? {
+        let logger = log.logger
         let tracker = PublishTracker(amqp: amqp)
         let markers = ChunkMarkers(redis: redis, jobQueue: configuration.jobQueue, delivery: delivery, logger: logger)
         var firstBatch: [DeviceToken]?
@@ -158,7 +156,7 @@ struct JobProcessor: Sendable {
     }
 
     /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those devices once.
-    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], results: inout [APNsResult], client: APNsClient, logger: Logger) async {
+    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], results: inout [APNsResult], client: APNsClient, log: JobLog) async {
         let stale = results.indices.filter { if case .refreshCredentials = results[$0].outcome { true } else { false } }
         guard !stale.isEmpty, let provider = client.tokenProvider else { return }
         let refreshed = (try? provider.refreshAfterRejection()) ?? false
@@ -166,7 +164,7 @@ struct JobProcessor: Sendable {
             for index in stale { results[index].outcome = .credentialsProblem(reason: results[index].reason ?? "ExpiredProviderToken") }
             return
         }
-        logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: ["push.devices": "\(stale.count)"])
+        log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: ["push.devices": "\(stale.count)"])
         let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, with: client, deliveredAt: .now, latency: status.latency)
         for (index, result) in zip(stale, again) {
             results[index] = result
@@ -176,7 +174,7 @@ struct JobProcessor: Sendable {
 
     /// Returns whether the job was acked (false: handed back for redelivery).
     @discardableResult
-    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, logger: Logger) async -> Bool {
+    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog) async -> Bool {
         if let reason = settlement.credentialsReason {
             // Stop taking jobs at once: every further one would fail the same way.
             gate.credentialsFailed(app: settlement.job.app, reason: reason)
@@ -206,13 +204,14 @@ struct JobProcessor: Sendable {
         } catch {
             // Unconfirmed events would be lost if we acked: hand the job back instead (duplicates
             // of what was sent are the price of never losing a device).
-            logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
+            log.logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
             amqp.nack(delivery.tag, requeue: true)
             return false
         }
         amqp.ack(delivery.tag)
         status.recordJob(settlement.counts)
-        logger.debug("job settled", metadata: [
+        guard log.isEnabled(.debug) else { return true }
+        log.logger.debug("job settled", metadata: [
             "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
             "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",
         ])
