@@ -10,6 +10,7 @@ public final class APNsClient: Sendable {
     public let configuration: APNsConfiguration
     private let http: HTTP2Client
     private let builder: APNsRequestBuilder
+    private let headerCache = APNsHeaderCache()
     private let logger: Logger
 
     public init(configuration: APNsConfiguration, logger: Logger) throws(APNsConfigurationError) {
@@ -20,6 +21,8 @@ public final class APNsClient: Sendable {
         http.maxConnections = configuration.maxConnections
         http.requestTimeout = configuration.requestTimeout
         http.connectTimeout = configuration.connectTimeout
+        // Only apns-id is read from a response (the reason and timestamp are in the body).
+        http.keptResponseHeaders = ["apns-id"]
         if case let .certificate(identity) = configuration.credentials { http.identity = identity }
         self.configuration = configuration
         self.http = HTTP2Client(configuration: http, logger: logger)
@@ -36,10 +39,13 @@ public final class APNsClient: Sendable {
 
     /// `completion` runs on the connection pool's I/O thread: keep it short.
     public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsResult) -> Void) {
-        let request: HTTP2Request
+        let headers: RequestHeaderBlock
         do {
+            try APNsRequestBuilder.checkPayload(of: notification)
             let authorization = try tokenProvider?.authorizationHeader()
-            request = try builder.request(for: notification, authorization: authorization)
+            headers = try headerCache.block(for: .init(notification, authorization: authorization)) { () throws(APNsRequestProblem) in
+                http.sharedHeaders(method: "POST", headers: try builder.headers(for: notification, authorization: authorization))
+            }
         } catch let problem as APNsRequestProblem {
             completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(status: 400, reason: problem.reason)))
             return
@@ -47,7 +53,7 @@ public final class APNsClient: Sendable {
             completion(APNsResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
             return
         }
-        http.send(request) { result in
+        http.send(headers: headers, path: APNsRequestBuilder.path(for: notification.token), body: notification.payload) { result in
             switch result {
             case let .success(response):
                 completion(Self.result(from: response))

@@ -8,11 +8,26 @@ struct APNsRequestBuilder: Sendable {
     let defaultTopic: String?
 
     func request(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> HTTP2Request {
-        guard let bundleTopic = notification.topic ?? defaultTopic else {
-            throw APNsRequestProblem(reason: APNsReason.missingTopic.rawValue, "no topic: set --apns-topic or the job's \"topic\"")
-        }
+        try Self.checkPayload(of: notification)
+        return HTTP2Request(method: "POST", path: Self.path(for: notification.token), headers: try headers(for: notification, authorization: authorization),
+                     body: notification.payload)
+    }
+
+    /// Apart from the headers: the payload is per job, the cached headers per kind of notification.
+    static func checkPayload(of notification: APNsNotification) throws(APNsRequestProblem) {
         guard notification.payload.count <= notification.pushType.maxPayloadBytes else {
             throw APNsRequestProblem(reason: APNsReason.payloadTooLarge.rawValue, "payload is \(notification.payload.count) bytes, the limit for \(notification.pushType.rawValue) is \(notification.pushType.maxPayloadBytes)")
+        }
+    }
+
+    static func path(for token: DeviceToken) -> String {
+        "/3/device/" + token.hex
+    }
+
+    /// Every header but `:path`: the same for every device a job goes to.
+    func headers(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> [HTTP2Header] {
+        guard let bundleTopic = notification.topic ?? defaultTopic else {
+            throw APNsRequestProblem(reason: APNsReason.missingTopic.rawValue, "no topic: set --apns-topic or the job's \"topic\"")
         }
         if let collapseID = notification.collapseID, collapseID.utf8.count > 64 {
             throw APNsRequestProblem(reason: APNsReason.badCollapseId.rawValue, "collapse id longer than 64 bytes")
@@ -30,7 +45,7 @@ struct APNsRequestBuilder: Sendable {
         if let apnsID = notification.apnsID {
             headers.append(HTTP2Header(name: "apns-id", value: apnsID, neverIndex: true))
         }
-        return HTTP2Request(method: "POST", path: "/3/device/" + notification.token.hex, headers: headers, body: notification.payload)
+        return headers
     }
 
     private static func priorityText(_ priority: Int) -> String {

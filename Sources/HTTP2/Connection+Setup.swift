@@ -127,7 +127,7 @@ extension Connection {
                     kind: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
             }
             do {
-                let session = try NGHTTP2Session(delegate: self)
+                let session = try NGHTTP2Session(delegate: self, keptResponseHeaders: configuration.keptResponseHeaders)
                 try session.submitSettings(initialWindowSize: 1 << 20, connectionWindowSize: 1 << 24)
                 self.session = session
             } catch {

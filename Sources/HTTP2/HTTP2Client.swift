@@ -35,11 +35,20 @@ public final class HTTP2Client: Sendable {
     }
 
     public func send(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
-        let submission = Submission(
-            headerBlock: RequestHeaderBlock(request: request, authority: authority),
-            body: request.body,
-            deadline: .now + requestTimeout,
-            completion: completion)
+        send(headers: sharedHeaders(method: request.method, headers: request.headers), path: request.path,
+             body: request.body, completion: completion)
+    }
+
+    /// Flattens the fields that many requests share (method, headers; not the path) once.
+    public func sharedHeaders(method: String, headers: [HTTP2Header]) -> RequestHeaderBlock {
+        RequestHeaderBlock(method: method, authority: authority, headers: headers)
+    }
+
+    /// Sends a request made of shared headers, its own path and a body.
+    public func send(headers: RequestHeaderBlock, path: String, body: [UInt8],
+                     completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
+        let submission = Submission(headerBlock: headers, path: path, body: body,
+                                    deadline: .now + requestTimeout, completion: completion)
         if let failure = shared.submit(submission) {
             completion(.failure(failure))
         }

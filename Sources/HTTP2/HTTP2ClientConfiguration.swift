@@ -20,6 +20,9 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var maxConnections: Int = 4
     /// Local cap; the effective cap is also bounded by the peer's live SETTINGS_MAX_CONCURRENT_STREAMS.
     public var maxStreamsPerConnection: Int = 1000
+    /// Response headers to keep (lowercase names); nil keeps all. Each kept header costs two
+    /// Strings per response, so a client that reads one header says which.
+    public var keptResponseHeaders: [String]?
 
     public init(host: String, port: Int) {
         self.host = host

@@ -21,9 +21,12 @@ final class NGHTTP2Session {
     private unowned(unsafe) let delegate: any NGHTTP2SessionDelegate
     /// Open streams by id. Holds the strong reference; nghttp2's stream_user_data is unretained.
     private(set) var streams: [Int32: HTTP2Stream] = [:]
+    /// Lowercase names of the response headers to keep; nil keeps all.
+    private let keptResponseHeaders: [[UInt8]]?
 
-    init(delegate: any NGHTTP2SessionDelegate) throws(HTTP2Error) {
+    init(delegate: any NGHTTP2SessionDelegate, keptResponseHeaders: [String]? = nil) throws(HTTP2Error) {
         self.delegate = delegate
+        self.keptResponseHeaders = keptResponseHeaders?.map { Array($0.lowercased().utf8) }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
             throw HTTP2Error(kind: .protocolError, message: "nghttp2_session_callbacks_new failed")
@@ -62,24 +65,35 @@ final class NGHTTP2Session {
     /// Queues HEADERS (and DATA from `request.body`); returns the stream id.
     func submit(_ stream: HTTP2Stream) throws(HTTP2Error) -> Int32 {
         let block = stream.request.headerBlock
+        var path = stream.request.path
         let user = Unmanaged.passUnretained(stream).toOpaque()
         let hasBody = !stream.request.body.isEmpty
-        let id: Int32 = block.bytes.withUnsafeBufferPointer { bytes in
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: block.fields.count) { nva in
-                // nghttp2 copies names and values during submit (no NO_COPY flags), so the block
-                // only has to outlive this call.
-                let base = UnsafeMutablePointer(mutating: bytes.baseAddress!)
-                for (index, field) in block.fields.enumerated() {
-                    let flags = field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
-                    nva[index] = nghttp2_nv(name: base + Int(field.nameStart), value: base + Int(field.valueStart),
-                                            namelen: Int(field.nameLength), valuelen: Int(field.valueLength),
-                                            flags: UInt8(flags))
+        let count = block.fields.count + 1
+        let id: Int32 = path.withUTF8 { pathBytes in
+            block.bytes.withUnsafeBufferPointer { bytes in
+                withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
+                    // nghttp2 copies names and values during submit (no NO_COPY flags), so the block
+                    // and the path only have to outlive this call.
+                    let base = UnsafeMutablePointer(mutating: bytes.baseAddress!)
+                    var slot = 0
+                    for (index, field) in block.fields.enumerated() {
+                        if index == RequestHeaderBlock.pathPosition {
+                            nva[slot] = Self.pathField(pathBytes)
+                            slot += 1
+                        }
+                        let flags = field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
+                        nva[slot] = nghttp2_nv(name: base + Int(field.nameStart), value: base + Int(field.valueStart),
+                                               namelen: Int(field.nameLength), valuelen: Int(field.valueLength),
+                                               flags: UInt8(flags))
+                        slot += 1
+                    }
+                    if slot < count { nva[slot] = Self.pathField(pathBytes) }
+                    guard hasBody else {
+                        return nghttp2_submit_request(raw, nil, nva.baseAddress, count, nil, user)
+                    }
+                    var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: readBody)
+                    return nghttp2_submit_request(raw, nil, nva.baseAddress, count, &provider, user)
                 }
-                guard hasBody else {
-                    return nghttp2_submit_request(raw, nil, nva.baseAddress, block.fields.count, nil, user)
-                }
-                var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: readBody)
-                return nghttp2_submit_request(raw, nil, nva.baseAddress, block.fields.count, &provider, user)
             }
         }
         guard id > 0 else {
@@ -141,6 +155,14 @@ final class NGHTTP2Session {
         return open
     }
 
+    private static let pathName: StaticString = ":path"
+
+    /// Per-request paths are never indexed: each is unique, and would only churn the HPACK table.
+    private static func pathField(_ path: UnsafeBufferPointer<UInt8>) -> nghttp2_nv {
+        nghttp2_nv(name: UnsafeMutablePointer(mutating: pathName.utf8Start), value: UnsafeMutablePointer(mutating: path.baseAddress ?? pathName.utf8Start),
+                   namelen: pathName.utf8CodeUnitCount, valuelen: path.count, flags: UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
+    }
+
     private func check(_ rc: Int32, _ step: String) throws(HTTP2Error) {
         guard rc == 0 else {
             throw HTTP2Error(kind: .protocolError, message: "nghttp2 \(step): \(String(cString: nghttp2_strerror(rc)))")
@@ -173,6 +195,11 @@ final class NGHTTP2Session {
         delegate.sessionClosed(stream: stream, errorCode: errorCode)
     }
 
+    fileprivate func keeps(header name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let keptResponseHeaders else { return true }
+        return keptResponseHeaders.contains { $0.elementsEqual(name) }
+    }
+
     fileprivate func stream(for id: Int32) -> HTTP2Stream? {
         guard let user = nghttp2_session_get_stream_user_data(raw, id) else { return nil }
         return Unmanaged<HTTP2Stream>.fromOpaque(user).takeUnretainedValue()
@@ -192,8 +219,9 @@ private let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user in
 }
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, user in
+    let owner = session(user)
     guard let frame, let name, let value,
-          let stream = session(user).stream(for: frame.pointee.hd.stream_id) else { return 0 }
+          let stream = owner.stream(for: frame.pointee.hd.stream_id) else { return 0 }
     let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
     let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
     if nameLength == 7 && nameBytes.elementsEqual(":status".utf8) {
@@ -202,7 +230,7 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
             status = status * 10 + Int(digit - UInt8(ascii: "0"))
         }
         stream.status = status
-    } else if nameBytes.first != UInt8(ascii: ":") {
+    } else if nameBytes.first != UInt8(ascii: ":"), owner.keeps(header: nameBytes) {
         stream.headers.append(HTTP2Header(name: String(decoding: nameBytes, as: UTF8.self),
                                           value: String(decoding: valueBytes, as: UTF8.self)))
     }

@@ -1,6 +1,7 @@
 /// What a caller hands to the I/O thread: everything is prepared off that thread.
 struct Submission: Sendable {
     var headerBlock: RequestHeaderBlock
+    var path: String
     var body: [UInt8]
     var deadline: ContinuousClock.Instant
     var completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
@@ -15,6 +16,7 @@ final class PendingRequest {
     }
 
     let headerBlock: RequestHeaderBlock
+    let path: String
     /// Read by nghttp2's data provider; lives here until the stream closes.
     let body: [UInt8]
     let deadline: ContinuousClock.Instant
@@ -25,6 +27,7 @@ final class PendingRequest {
 
     init(_ submission: Submission) {
         headerBlock = submission.headerBlock
+        path = submission.path
         body = submission.body
         deadline = submission.deadline
         completion = submission.completion

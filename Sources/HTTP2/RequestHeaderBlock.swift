@@ -1,6 +1,7 @@
-/// A request's header list flattened into one byte buffer, built on the caller's thread so the
-/// I/O thread only points nghttp2 at it. Pseudo-headers come first; names are lowercased.
-struct RequestHeaderBlock: Sendable {
+/// The header fields many requests share (everything but `:path`), flattened into one byte buffer
+/// once, so sending the same notification to many devices copies no header per request: each
+/// request only adds its path. Pseudo-headers come first; names are lowercased.
+public struct RequestHeaderBlock: Sendable {
     struct Field: Sendable {
         var nameStart: Int32
         var nameLength: Int32
@@ -11,19 +12,20 @@ struct RequestHeaderBlock: Sendable {
 
     private(set) var bytes: [UInt8] = []
     private(set) var fields: [Field] = []
+    /// `:path` goes after `:method`, `:scheme` and `:authority`.
+    static let pathPosition = 3
 
     /// Connection-specific headers are illegal in HTTP/2 (RFC 9113 8.2.2); `host` is replaced by `:authority`.
     private static let dropped: [[UInt8]] = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]
         .map { Array($0.utf8) }
 
-    init(request: HTTP2Request, authority: String) {
-        bytes.reserveCapacity(128 + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
-        fields.reserveCapacity(4 + request.headers.count)
-        append(name: ":method".utf8, value: request.method.utf8, neverIndex: false)
+    init(method: String, authority: String, headers: [HTTP2Header]) {
+        bytes.reserveCapacity(64 + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
+        fields.reserveCapacity(3 + headers.count)
+        append(name: ":method".utf8, value: method.utf8, neverIndex: false)
         append(name: ":scheme".utf8, value: "https".utf8, neverIndex: false)
         append(name: ":authority".utf8, value: authority.utf8, neverIndex: false)
-        append(name: ":path".utf8, value: request.path.utf8, neverIndex: false)
-        for header in request.headers {
+        for header in headers {
             let start = bytes.count
             for byte in header.name.utf8 {
                 bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte)
@@ -51,11 +53,13 @@ struct RequestHeaderBlock: Sendable {
                             neverIndex: neverIndex))
     }
 
-    /// For tests and debug logs: the fields as (name, value) text.
-    var textFields: [(name: String, value: String)] {
-        fields.map { field in
-            (String(decoding: bytes[Int(field.nameStart)..<Int(field.nameStart + field.nameLength)], as: UTF8.self),
-             String(decoding: bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueLength)], as: UTF8.self))
+    /// For tests and debug logs: the fields of a request to `path` as (name, value) text, in wire order.
+    func textFields(path: String) -> [(name: String, value: String)] {
+        var text = fields.map { field in
+            (name: String(decoding: bytes[Int(field.nameStart)..<Int(field.nameStart + field.nameLength)], as: UTF8.self),
+             value: String(decoding: bytes[Int(field.valueStart)..<Int(field.valueStart + field.valueLength)], as: UTF8.self))
         }
+        text.insert((name: ":path", value: path), at: Self.pathPosition)
+        return text
     }
 }

@@ -1,4 +1,4 @@
-import HTTP2
+@testable import HTTP2
 import PushCore
 import Testing
 @testable import APNs
@@ -80,5 +80,52 @@ import Testing
         // A certificate APNs refuses (or a server we cannot verify) is not the device's fault.
         let tls = APNsClient.result(from: HTTP2Error(kind: .tlsFailed, message: "certificate expired"))
         #expect(tls.outcome == .credentialsProblem(reason: "TLSFailed: certificate expired"))
+    }
+}
+
+@Suite struct APNsHeaderCacheTests {
+    let token = DeviceToken(trustedHex: String(repeating: "ab", count: 32))
+
+    func notification(priority: Int = 10, apnsID: String? = nil) -> APNsNotification {
+        APNsNotification(token: token, topic: "com.example.app", pushType: .alert, priority: priority, expiration: 0,
+                         apnsID: apnsID, payload: Array(#"{"aps":{}}"#.utf8))
+    }
+
+    @Test func sameKindOfNotificationBuildsItsHeadersOnce() throws {
+        let cache = APNsHeaderCache()
+        var builds = 0
+        func build() throws(APNsRequestProblem) -> RequestHeaderBlock {
+            builds += 1
+            return RequestHeaderBlock(method: "POST", authority: "a", headers: [HTTP2Header(name: "apns-priority", value: "\(builds)")])
+        }
+        let first = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
+        let again = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
+        #expect(builds == 1)
+        #expect(first.textFields(path: "/").map { $0.value } == again.textFields(path: "/").map { $0.value })
+        _ = try cache.block(for: .init(notification(), authorization: "bearer 2"), build: build)
+        _ = try cache.block(for: .init(notification(priority: 5), authorization: "bearer 2"), build: build)
+        #expect(builds == 3, "a new JWT or another priority is another header block")
+        _ = try cache.block(for: .init(notification(apnsID: "x"), authorization: "bearer 2"), build: build)
+        _ = try cache.block(for: .init(notification(apnsID: "x"), authorization: "bearer 2"), build: build)
+        #expect(builds == 5, "blocks with a per-notification apns-id are not kept")
+        for priority in 0..<APNsHeaderCache.capacity {
+            _ = try cache.block(for: .init(notification(priority: 100 + priority), authorization: "bearer 2"), build: build)
+        }
+        _ = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
+        #expect(builds == 5 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
+    }
+
+    @Test func payloadLimitHoldsWhenTheHeadersAreCached() async throws {
+        // Port 9 on loopback refuses: the first send fails to connect, which is fine here.
+        var configuration = APNsConfiguration(url: "https://127.0.0.1:9", credentials: .certificate(.pem(certificateFile: "/nonexistent.pem", privateKeyFile: "/nonexistent.key")),
+                                              topic: "com.example.app")
+        configuration.connectTimeout = .seconds(2)
+        let client = try APNsClient(configuration: configuration, logger: .init(label: "test"))
+        var small = notification()
+        _ = await client.send(small)
+        small.payload = Array(repeating: UInt8(ascii: " "), count: APNsPushType.alert.maxPayloadBytes + 1)
+        let tooLarge = await client.send(small)
+        #expect(tooLarge.reason == "PayloadTooLarge")
+        await client.shutdown()
     }
 }

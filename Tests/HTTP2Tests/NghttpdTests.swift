@@ -29,6 +29,24 @@ extension IntegrationSuite {
             }
         }
 
+        @Test func onlyTheNamedResponseHeadersAreKept() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startNghttpd(pki)
+            defer { server.stop() }
+            let all = try await withClient(pki.configuration(port: port)) { client in
+                try await client.send(HTTP2Request(method: "GET", path: "/hello.txt"))
+            }
+            #expect(Set(all.headers.map(\.name)).isSuperset(of: ["server", "content-length"]))
+            var configuration = pki.configuration(port: port)
+            configuration.keptResponseHeaders = ["Content-Length"]
+            let kept = try await withClient(configuration) { client in
+                try await client.send(HTTP2Request(method: "GET", path: "/hello.txt"))
+            }
+            #expect(kept.status == 200)
+            #expect(kept.headers.map(\.name) == ["content-length"])
+            #expect(kept.header("content-length") == "19")
+        }
+
         @Test func fiveHundredConcurrentRequestsAllComplete() async throws {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startNghttpd(pki)

@@ -1,0 +1,46 @@
+import HTTP2
+import PushCore
+import Synchronization
+
+/// The flattened headers of the notifications sent most recently, keyed by everything in them
+/// but the device: a job to many devices, or many one-device jobs of the same kind, build their
+/// header block once instead of once per request.
+final class APNsHeaderCache: Sendable {
+    struct Key: Hashable, Sendable {
+        var authorization: String?
+        var topic: String?
+        var pushType: APNsPushType
+        var priority: Int
+        var expiration: Int
+        var collapseID: String?
+        var apnsID: String?
+
+        init(_ notification: APNsNotification, authorization: String?) {
+            self.authorization = authorization
+            topic = notification.topic
+            pushType = notification.pushType
+            priority = notification.priority
+            expiration = notification.expiration
+            collapseID = notification.collapseID
+            apnsID = notification.apnsID
+        }
+    }
+
+    /// Few entries: lookups are a linear scan, and distinct notifications in flight at once are few.
+    static let capacity = 8
+    private let entries = Mutex<[(key: Key, block: RequestHeaderBlock)]>([])
+
+    func block(for key: Key, build: () throws(APNsRequestProblem) -> RequestHeaderBlock) throws(APNsRequestProblem) -> RequestHeaderBlock {
+        if let hit = entries.withLock({ entries in entries.first(where: { $0.key == key })?.block }) {
+            return hit
+        }
+        let block = try build()
+        // A per-notification apns-id would only evict useful entries.
+        guard key.apnsID == nil else { return block }
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeFirst() }
+            entries.append((key, block))
+        }
+        return block
+    }
+}
