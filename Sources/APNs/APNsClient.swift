@@ -74,7 +74,8 @@ public final class APNsClient: Sendable {
     }
 
     static func result(from response: HTTP2Response) -> APNsResult {
-        let apnsID = response.header("apns-id")
+        // Names from nghttp2 are lowercase already: no case folding per response.
+        let apnsID = response.headers.first(where: { $0.name == "apns-id" })?.value
         guard response.status != 200 else {
             return APNsResult(status: 200, reason: nil, apnsID: apnsID, outcome: .sent)
         }

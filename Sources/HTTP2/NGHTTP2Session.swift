@@ -64,35 +64,37 @@ final class NGHTTP2Session {
 
     /// Queues HEADERS (and DATA from `request.body`); returns the stream id.
     func submit(_ stream: HTTP2Stream) throws(HTTP2Error) -> Int32 {
-        let block = stream.request.headerBlock
-        var path = stream.request.path
+        let request = stream.request
+        var path = request.path
         let user = Unmanaged.passUnretained(stream).toOpaque()
-        let hasBody = !stream.request.body.isEmpty
-        let count = block.fields.count + 1
+        let hasBody = !request.body.isEmpty
         let id: Int32 = path.withUTF8 { pathBytes in
-            block.bytes.withUnsafeBufferPointer { bytes in
-                withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
-                    // nghttp2 copies names and values during submit (no NO_COPY flags), so the block
-                    // and the path only have to outlive this call.
-                    let base = UnsafeMutablePointer(mutating: bytes.baseAddress!)
-                    var slot = 0
-                    for (index, field) in block.fields.enumerated() {
-                        if index == RequestHeaderBlock.pathPosition {
-                            nva[slot] = Self.pathField(pathBytes)
+            request.headerBlock.bytes.withUnsafeBufferPointer { bytes in
+                request.headerBlock.fields.withUnsafeBufferPointer { fields in
+                    let count = fields.count + 1
+                    return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
+                        // nghttp2 copies names and values during submit (no NO_COPY flags), so the
+                        // block and the path only have to outlive this call.
+                        let base = UnsafeMutablePointer(mutating: bytes.baseAddress!)
+                        var slot = 0
+                        for field in fields {
+                            if slot == RequestHeaderBlock.pathPosition {
+                                nva[slot] = Self.pathField(pathBytes)
+                                slot += 1
+                            }
+                            let flags = field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
+                            nva[slot] = nghttp2_nv(name: base + Int(field.nameStart), value: base + Int(field.valueStart),
+                                                   namelen: Int(field.nameLength), valuelen: Int(field.valueLength),
+                                                   flags: UInt8(flags))
                             slot += 1
                         }
-                        let flags = field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue
-                        nva[slot] = nghttp2_nv(name: base + Int(field.nameStart), value: base + Int(field.valueStart),
-                                               namelen: Int(field.nameLength), valuelen: Int(field.valueLength),
-                                               flags: UInt8(flags))
-                        slot += 1
+                        if slot < count { nva[slot] = Self.pathField(pathBytes) }
+                        guard hasBody else {
+                            return nghttp2_submit_request(raw, nil, nva.baseAddress, count, nil, user)
+                        }
+                        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: readBody)
+                        return nghttp2_submit_request(raw, nil, nva.baseAddress, count, &provider, user)
                     }
-                    if slot < count { nva[slot] = Self.pathField(pathBytes) }
-                    guard hasBody else {
-                        return nghttp2_submit_request(raw, nil, nva.baseAddress, count, nil, user)
-                    }
-                    var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: user), read_callback: readBody)
-                    return nghttp2_submit_request(raw, nil, nva.baseAddress, count, &provider, user)
                 }
             }
         }

@@ -32,8 +32,9 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
         let utf8 = text.utf8
         guard utf8.count >= minHexLength, utf8.count <= maxHexLength, utf8.count % 2 == 0 else { return nil }
         var hasUpper = false
-        for byte in utf8 {
-            switch byte {
+        let bytes = utf8.span
+        for index in bytes.indices {
+            switch bytes[index] {
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
             case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUpper = true
             default: return nil

@@ -32,6 +32,24 @@ public struct JSONParser {
         return value
     }
 
+    /// The outermost value, an object's members kept in order rather than in a dictionary: a job
+    /// reads each of its dozen fields once, and hashing every key cost more than parsing them.
+    public enum TopLevel {
+        case members([(key: String, value: JSONValue)])
+        case value(JSONValue)
+    }
+
+    public mutating func parseTopLevel() throws(JSONSyntaxError) -> TopLevel {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return .value(try parseDocument()) }
+        var members = [(key: String, value: JSONValue)]()
+        members.reserveCapacity(8)
+        try parseMembers { members.append(($0, $1)) }
+        skipSpace()
+        guard index == bytes.count else { throw problem("unexpected \(describeByte(at: index)) after the JSON value") }
+        return .members(members)
+    }
+
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard index < bytes.count else { throw problem("unexpected end of input, expected a value") }
         switch bytes[index] {
@@ -47,15 +65,21 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        var object = [String: JSONValue]()
+        try parseMembers { object[$0] = $1 }
+        return .object(object)
+    }
+
+    /// `index` is at `{`; leaves it after the matching `}`.
+    private mutating func parseMembers(_ add: (String, JSONValue) -> Void) throws(JSONSyntaxError) {
         try enterContainer()
         let isTopLevel = depth == 1
         index += 1
-        var object = [String: JSONValue]()
         skipSpace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return
         }
         while true {
             skipSpace()
@@ -70,7 +94,7 @@ public struct JSONParser {
             index += 1
             skipSpace()
             let valueStart = index
-            object[key] = try parseValue()
+            add(key, try parseValue())
             if isTopLevel, key == recordedMember { recordedRange = valueStart..<index }
             skipSpace()
             guard index < bytes.count else { throw problem("unexpected end of input inside an object") }
@@ -80,7 +104,7 @@ public struct JSONParser {
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(object)
+                return
             default:
                 throw problem("expected ',' or '}' in an object, found \(describeByte(at: index))")
             }

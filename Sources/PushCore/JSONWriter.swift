@@ -67,10 +67,21 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// Scans the string's own UTF-8 storage (a Span): iterating `utf8` byte by byte costs an index
+    /// step per byte.
+    private static func needsEscaping(_ string: String) -> Bool {
+        let utf8 = string.utf8.span
+        for index in utf8.indices {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+        }
+        return false
+    }
+
     static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Tokens, ids and reasons never need escaping: copy them in one go.
-        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+        guard needsEscaping(string) else {
             bytes.append(contentsOf: string.utf8)
             bytes.append(UInt8(ascii: "\""))
             return

@@ -1,10 +1,11 @@
 /// Reads a job message body (DESIGN.md "The job") into a `PushJob`, checking every field.
 public struct JobParser: Sendable {
     /// Fields the contract defines; anything else is most likely a typo the publisher wants to hear about.
-    static let knownFields: Set<String> = [
+    static let fieldOrder: [String] = [
         "id", "app", "tokens", "groups", "push_type", "priority", "expiration", "collapse_id", "topic",
         "payload", "attempts", "chunk",
     ]
+    static let knownFields = Set(fieldOrder)
     public static let maxIDLength = 200
     public static let maxGroupNameLength = 256
 
@@ -15,17 +16,20 @@ public struct JobParser: Sendable {
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
         var json = JSONParser(body, recordingRangeOf: "payload")
-        let document: JSONValue
+        let object: JobFields
         do {
-            document = try json.parseDocument()
-        } catch {
+            switch try json.parseTopLevel() {
+            case let .members(members): object = JobFields(members)
+            case let .value(value): throw JobRejection(field: nil, "the message must be a JSON object, got \(value.typeName)")
+            }
+        } catch let error as JSONSyntaxError {
             throw JobRejection(field: nil, "the message is not valid JSON (\(error))")
+        } catch let rejection as JobRejection {
+            throw rejection
+        } catch {
+            throw JobRejection(field: nil, "\(error)")
         }
-        guard case let .object(object) = document else {
-            throw JobRejection(field: nil, "the message must be a JSON object, got \(document.typeName)")
-        }
-        // Sorted only when there is a problem, so the error names the same field every time.
-        if object.keys.contains(where: { !Self.isAllowedField($0) }), let key = object.keys.sorted().first(where: { !Self.isAllowedField($0) }) {
+        if let key = object.firstUnknownKey {
             throw JobRejection(field: key, "unknown field (known: \(Self.knownFields.sorted().joined(separator: ", ")); prefix your own fields with x-)")
         }
 
@@ -159,7 +163,7 @@ public struct JobParser: Sendable {
         return seconds
     }
 
-    private func string(_ object: [String: JSONValue], _ key: String, maxBytes: Int) throws(JobRejection) -> String? {
+    private func string(_ object: JobFields, _ key: String, maxBytes: Int) throws(JobRejection) -> String? {
         guard let value = object[key], value != .null else { return nil }
         guard case let .string(text) = value else {
             throw JobRejection(field: key, "must be a string, got \(value.typeName)")
@@ -170,16 +174,12 @@ public struct JobParser: Sendable {
         return text
     }
 
-    private func integer(_ object: [String: JSONValue], _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
+    private func integer(_ object: JobFields, _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
         guard let value = object[key], value != .null else { return nil }
         guard let number = value.exactInteger, range.contains(number) else {
             throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(value.rendered)")
         }
         return number
-    }
-
-    private static func isAllowedField(_ key: String) -> Bool {
-        knownFields.contains(key) || key.hasPrefix("x-")
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
@@ -189,5 +189,27 @@ public struct JobParser: Sendable {
             true
         default: false
         }
+    }
+}
+
+/// A job's top-level members by name. The last of a repeated member counts, as with a dictionary.
+struct JobFields {
+    private var known: [JSONValue?] = Array(repeating: nil, count: JobParser.fieldOrder.count)
+    /// The alphabetically first member that is neither known nor `x-`: errors name the same one every time.
+    private(set) var firstUnknownKey: String?
+
+    init(_ members: [(key: String, value: JSONValue)]) {
+        for (key, value) in members {
+            if let slot = JobParser.fieldOrder.firstIndex(of: key) {
+                known[slot] = value
+            } else if !key.hasPrefix("x-"), firstUnknownKey.map({ key < $0 }) ?? true {
+                firstUnknownKey = key
+            }
+        }
+    }
+
+    subscript(_ key: String) -> JSONValue? {
+        guard let slot = JobParser.fieldOrder.firstIndex(of: key) else { return nil }
+        return known[slot]
     }
 }

@@ -6,8 +6,9 @@ import PushCore
 import Redis
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
-/// every event and retry with confirms, and only then ack (DESIGN.md "Delivery rules").
-struct JobProcessor: Sendable {
+/// every event and retry with confirms, and only then ack (DESIGN.md "Delivery rules"). A class:
+/// every delivery's task captures it, and one reference is cheaper to copy than its fields.
+final class JobProcessor: Sendable {
     let configuration: WorkerConfiguration
     let amqp: AMQPClient
     let clients: [String: APNsClient]
@@ -39,7 +40,7 @@ struct JobProcessor: Sendable {
                 throw JobRejection(field: nil, "the message is \(delivery.body.count) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
             }
             job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
-                                   makeID: { UUID().uuidString.lowercased() })
+                                   makeID: JobID.random)
             guard clients[job.app] != nil else {
                 throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.sorted().joined(separator: ", ")))")
             }

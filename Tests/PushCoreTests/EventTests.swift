@@ -184,3 +184,22 @@ struct PushEventTests {
         }
     }
 }
+
+@Suite struct JobIDTests {
+    @Test func randomIDsAreLowercaseVersion4UUIDsThatFoundationReadsBack() {
+        var seen = Set<String>()
+        for _ in 0..<1000 {
+            let id = JobID.random()
+            #expect(id.count == 36)
+            #expect(id == id.lowercased())
+            let uuid = UUID(uuidString: id)
+            #expect(uuid != nil, "\(id)")
+            #expect(uuid?.uuidString.lowercased() == id)
+            let characters = Array(id)
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+            seen.insert(id)
+        }
+        #expect(seen.count == 1000)
+    }
+}

@@ -258,6 +258,10 @@ struct BadJob: Sendable, CustomTestStringConvertible {
         BadJob("truncated JSON", #"{"tokens":["#, field: nil, "not valid JSON"),
         BadJob("JSON array body", #"[{"tokens":[]}]"#, field: nil, "must be a JSON object", "got an array"),
         BadJob("unknown field", ["prio": "10"], field: "prio", "unknown field", "x-"),
+        BadJob("several unknown fields: the alphabetically first is named", ["zeta": "1", "prio": "10", "beta": "2", "x-ok": "3"],
+               field: "beta", "unknown field"),
+        BadJob("a repeated field counts once, the last one", #"{"tokens":["\#(Tok.a)"],"payload":{"aps":{}},"priority":10,"priority":"high"}"#,
+               field: "priority", "must be 10, 5 or 1", "\"high\""),
         // id
         BadJob("id not a string", ["id": "42"], field: "id", "must be a string", "got a number"),
         BadJob("id an object", ["id": "{}"], field: "id", "must be a string", "got an object"),
