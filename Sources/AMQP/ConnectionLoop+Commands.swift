@@ -43,8 +43,8 @@ extension ConnectionLoop {
 
     private func flushAcks(_ batch: inout [UInt64], on connection: AMQPConnection) throws(AMQPError) {
         guard !batch.isEmpty else { return }
-        let plan = unacked.planAcks(batch)
-        if plan.count < Set(batch).count {
+        let (plan, dropped) = unacked.planAcks(batch)
+        if dropped > 0 {
             logger.debug("AMQP dropped acks for unknown or already settled delivery tags")
         }
         batch.removeAll(keepingCapacity: true)

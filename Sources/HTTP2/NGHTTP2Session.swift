@@ -221,18 +221,20 @@ private let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user in
 }
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, user in
+    guard let frame, let name, let value else { return 0 }
     let owner = session(user)
-    guard let frame, let name, let value,
-          let stream = owner.stream(for: frame.pointee.hd.stream_id) else { return 0 }
     let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
     let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
+    // Decide from the name first: headers nobody reads cost no stream lookup and no Strings.
     if nameLength == 7 && nameBytes.elementsEqual(":status".utf8) {
+        guard let stream = owner.stream(for: frame.pointee.hd.stream_id) else { return 0 }
         var status = 0
         for digit in valueBytes where digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") {
             status = status * 10 + Int(digit - UInt8(ascii: "0"))
         }
         stream.status = status
-    } else if nameBytes.first != UInt8(ascii: ":"), owner.keeps(header: nameBytes) {
+    } else if nameBytes.first != UInt8(ascii: ":"), owner.keeps(header: nameBytes),
+              let stream = owner.stream(for: frame.pointee.hd.stream_id) {
         stream.headers.append(HTTP2Header(name: String(decoding: nameBytes, as: UTF8.self),
                                           value: String(decoding: valueBytes, as: UTF8.self)))
     }

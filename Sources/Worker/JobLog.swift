@@ -25,5 +25,4 @@ struct JobLog: Sendable {
         return logger
     }
 
-    func isEnabled(_ level: Logger.Level) -> Bool { base.logLevel <= level }
 }

@@ -18,6 +18,8 @@ final class JobProcessor: Sendable {
     let gate: ConsumptionGate
     let logger: Logger
     private let parser = JobParser()
+    /// Read once: asking the log handler for its level per job showed up in profiles.
+    private let logsSettledJobs: Bool
 
     init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, clients: [String: APNsClient],
          status: WorkerStatus, gate: ConsumptionGate, logger: Logger) {
@@ -29,6 +31,7 @@ final class JobProcessor: Sendable {
         self.status = status
         self.gate = gate
         self.logger = logger
+        self.logsSettledJobs = logger.logLevel <= .debug
     }
 
     func process(_ delivery: AMQPDelivery) async {
@@ -211,7 +214,7 @@ final class JobProcessor: Sendable {
         }
         amqp.ack(delivery.tag)
         status.recordJob(settlement.counts)
-        guard log.isEnabled(.debug) else { return true }
+        guard logsSettledJobs else { return true }
         log.logger.debug("job settled", metadata: [
             "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
             "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",

@@ -6,16 +6,68 @@ import Testing
     @Test func acksCoalesceIntoMultiple() {
         var unacked = UnackedDeliveries()
         for tag in UInt64(1)...6 { unacked.insert(tag) }
-        let plan = unacked.planAcks([2, 1, 3, 5])
+        let plan = unacked.planAcks([2, 1, 3, 5]).plan
         #expect(plan.map(\.tag) == [3, 5])
         #expect(plan.map(\.multiple) == [true, false])
         #expect(unacked.count == 2)
         #expect(unacked.contains(4) && unacked.contains(6))
         // Already settled or unknown tags are dropped, never sent.
-        #expect(unacked.planAcks([1, 99]).isEmpty)
+        #expect(unacked.planAcks([1, 99]).plan.isEmpty)
+        #expect(unacked.planAcks([1, 99]).dropped == 2)
         #expect(unacked.removeThrough(5) == 4)
-        #expect(unacked.planAcks([6]).map(\.tag) == [6])
+        #expect(unacked.planAcks([6]).plan.map(\.tag) == [6])
         #expect(unacked.count == 0)
+    }
+
+    /// Against a plain set as the model: whatever the order of acks, the window agrees on which tags
+    /// are outstanding, and every planned frame settles exactly the tags it should.
+    @Test func windowAgreesWithASetUnderRandomOperations() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var unacked = UnackedDeliveries()
+            var model = Set<UInt64>()
+            var nextTag: UInt64 = 1
+            for _ in 0..<400 {
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<4:
+                    unacked.insert(nextTag)
+                    model.insert(nextTag)
+                    nextTag += 1
+                case 4..<6:
+                    let tag = UInt64.random(in: 1...nextTag + 2, using: &generator)
+                    unacked.remove(tag)
+                    model.remove(tag)
+                case 6:
+                    let tag = UInt64.random(in: 1...nextTag, using: &generator)
+                    let expected = model.filter { $0 <= tag }.max()
+                    #expect(unacked.removeThrough(tag) == expected)
+                    model = model.filter { $0 > tag }
+                default:
+                    let batch = (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt64.random(in: 1...nextTag + 1, using: &generator) }
+                    let wanted = Set(batch).intersection(model)
+                    let oldest = model.min()
+                    let (plan, dropped) = unacked.planAcks(batch)
+                    #expect(dropped == Set(batch).count - wanted.count)
+                    var settled = Set<UInt64>()
+                    for (tag, multiple) in plan {
+                        if multiple {
+                            #expect(tag == plan.first?.tag && oldest != nil)
+                            let covered = model.filter { $0 <= tag }
+                            #expect(covered.isSubset(of: wanted), "a multiple ack must only cover acked tags")
+                            settled.formUnion(covered)
+                        } else {
+                            settled.insert(tag)
+                        }
+                    }
+                    #expect(settled == wanted)
+                    model.subtract(wanted)
+                }
+                #expect(unacked.count == model.count)
+                for tag in 1...nextTag + 1 where unacked.contains(tag) != model.contains(tag) {
+                    Issue.record("tag \(tag): window \(unacked.contains(tag)), model \(model.contains(tag))")
+                }
+            }
+        }
     }
 
     @Test func confirmsSettleInOrderWithMultiple() {
