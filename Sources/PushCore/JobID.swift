@@ -1,21 +1,28 @@
-/// Ids for jobs published without one: a random (version 4) UUID in lowercase, the form the
-/// events use. Written straight from random bits: Foundation's UUID plus `lowercased()` cost more
+import Synchronization
+
+/// Ids for jobs published without one, in the lowercase UUID form the events use: 64 random bits
+/// drawn once per process, then a counter. Unique within the process by construction and across
+/// processes by the random half; a fresh random UUID per job cost two getrandom calls each, more
 /// than the rest of parsing a one-token job.
 public enum JobID {
-    public static func random() -> String {
+    private static let processBits: UInt64 = {
         var generator = SystemRandomNumberGenerator()
-        var high = generator.next() as UInt64
-        var low = generator.next() as UInt64
-        high = (high & ~0xF000) | 0x4000                           // version 4
-        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 9562 variant
-        let digits = Array("0123456789abcdef".utf8)
+        return (generator.next() & ~0xF000) | 0x4000   // the version nibble says 4 (random)
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    public static func random() -> String {
+        let sequence = counter.add(1, ordering: .relaxed).newValue
+        // RFC 9562 variant bits, then 62 bits of sequence.
+        let low = (sequence & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         var text = [UInt8]()
         text.reserveCapacity(36)
-        for (index, word) in [high, low].enumerated() {
+        for (index, word) in [processBits, low].enumerated() {
             for nibble in 0..<16 {
                 let position = index * 16 + nibble
                 if position == 8 || position == 12 || position == 16 || position == 20 { text.append(UInt8(ascii: "-")) }
-                text.append(digits[Int((word >> UInt64(60 - nibble * 4)) & 0xF)])
+                let value = UInt8((word >> UInt64(60 - nibble * 4)) & 0xF)
+                text.append(value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10)
             }
         }
         return String(decoding: text, as: UTF8.self)

@@ -186,7 +186,7 @@ struct PushEventTests {
 }
 
 @Suite struct JobIDTests {
-    @Test func randomIDsAreLowercaseVersion4UUIDsThatFoundationReadsBack() {
+    @Test func generatedIDsAreDistinctLowercaseUUIDsThatFoundationReadsBack() {
         var seen = Set<String>()
         for _ in 0..<1000 {
             let id = JobID.random()
