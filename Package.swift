@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -57,7 +58,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "PushCore",
+            "AMQP", "Redis", "APNs", "PushCore", "CMalloc",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -11,6 +11,12 @@ struct DeviceSet {
 
     var count: Int { compact.count + other.count }
 
+    /// Sized up front (from SCARD) the set never rehashes while it fills: growing from a million
+    /// to two million slots held both tables at once, the fan-out's memory peak.
+    mutating func reserveCapacity(_ devices: Int) {
+        compact.reserveCapacity(devices)
+    }
+
     /// Inserts the token; returns false if it was already there.
     mutating func insert(_ token: DeviceToken) -> Bool {
         if let key = Self.key(token.hex) { return compact.insert(key).inserted }

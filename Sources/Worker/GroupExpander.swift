@@ -25,6 +25,7 @@ struct GroupExpander: Sendable {
                 malformed: (Malformed) async throws -> Void,
                 emit: ([DeviceToken]) async throws -> Void) async throws {
         var seen = DeviceSet()
+        seen.reserveCapacity(job.tokens.count + (await groupSizes(job)))
         var batch = [DeviceToken]()
         batch.reserveCapacity(batchSize)
         func add(_ token: DeviceToken) async throws {
@@ -52,6 +53,17 @@ struct GroupExpander: Sendable {
             } while cursor != "0"
         }
         if !batch.isEmpty { try await emit(batch) }
+    }
+
+    /// The groups' sizes now (they may change while scanning; this is only a capacity hint), capped
+    /// so a huge or hostile number cannot reserve memory the scan would never fill.
+    private func groupSizes(_ job: PushJob) async -> Int {
+        var total = 0
+        for group in job.groups {
+            let key = configuration.groupKey(app: job.app, group: group)
+            if let size = try? await redis.setCardinality(key: key) { total += size }
+        }
+        return min(total, 20_000_000)
     }
 
     private func scanPage(key: String, cursor: String) async throws(RedisError) -> (cursor: String, members: [String]) {

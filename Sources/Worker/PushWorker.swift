@@ -19,8 +19,10 @@ public final class PushWorker: Service, Sendable {
     private let deliveries: AsyncStream<AMQPDelivery>
     private let deliveryInput: AsyncStream<AMQPDelivery>.Continuation
     private let gate: ConsumptionGate
+    private let heapReturn = HeapReturn()
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
+        HeapReturn.limitArenas()
         self.configuration = configuration
         self.logger = logger
         var clients = [String: APNsClient]()
@@ -68,8 +70,13 @@ public final class PushWorker: Service, Sendable {
                                      status: status, gate: gate, logger: logger)
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                let heapReturn = heapReturn
                 for await delivery in deliveries {
-                    group.addTask { await processor.process(delivery) }
+                    heapReturn.jobStarted()
+                    group.addTask {
+                        await processor.process(delivery)
+                        heapReturn.jobFinished()
+                    }
                 }
             }
         } onGracefulShutdown: { [self] in
