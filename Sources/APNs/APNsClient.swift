@@ -74,8 +74,7 @@ public final class APNsClient: Sendable {
     }
 
     static func result(from response: HTTP2Response) -> APNsResult {
-        // Names from nghttp2 are lowercase already: no case folding per response.
-        let apnsID = response.headers.first(where: { $0.name == "apns-id" })?.value
+        let apnsID = response.header("apns-id")
         guard response.status != 200 else {
             return APNsResult(status: 200, reason: nil, apnsID: apnsID, outcome: .sent)
         }

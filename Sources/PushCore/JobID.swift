@@ -11,7 +11,7 @@ public enum JobID {
     }()
     private static let counter = Atomic<UInt64>(0)
 
-    public static func random() -> String {
+    public static func next() -> String {
         let sequence = counter.add(1, ordering: .relaxed).newValue
         // RFC 9562 variant bits, then 62 bits of sequence.
         let low = (sequence & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000

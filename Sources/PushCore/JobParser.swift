@@ -5,7 +5,6 @@ public struct JobParser: Sendable {
         "id", "app", "tokens", "groups", "push_type", "priority", "expiration", "collapse_id", "topic",
         "payload", "attempts", "chunk",
     ]
-    static let knownFields = Set(fieldOrder)
     public static let maxIDLength = 200
     public static let maxGroupNameLength = 256
 
@@ -16,21 +15,19 @@ public struct JobParser: Sendable {
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
         var json = JSONParser(body, recordingRangeOf: "payload")
-        let object: JobFields
+        let document: JSONParser.TopLevel
         do {
-            switch try json.parseTopLevel() {
-            case let .members(members): object = JobFields(members)
-            case let .value(value): throw JobRejection(field: nil, "the message must be a JSON object, got \(value.typeName)")
-            }
-        } catch let error as JSONSyntaxError {
-            throw JobRejection(field: nil, "the message is not valid JSON (\(error))")
-        } catch let rejection as JobRejection {
-            throw rejection
+            document = try json.parseTopLevel()
         } catch {
-            throw JobRejection(field: nil, "\(error)")
+            throw JobRejection(field: nil, "the message is not valid JSON (\(error))")
+        }
+        let object: JobFields
+        switch document {
+        case let .members(members): object = JobFields(members)
+        case let .value(value): throw JobRejection(field: nil, "the message must be a JSON object, got \(value.typeName)")
         }
         if let key = object.firstUnknownKey {
-            throw JobRejection(field: key, "unknown field (known: \(Self.knownFields.sorted().joined(separator: ", ")); prefix your own fields with x-)")
+            throw JobRejection(field: key, "unknown field (known: \(Self.fieldOrder.sorted().joined(separator: ", ")); prefix your own fields with x-)")
         }
 
         let id = try string(object, "id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()

@@ -25,7 +25,8 @@ struct DeviceSet {
 
     private static func key(_ hex: String) -> Key256? {
         guard hex.utf8.count == 64 else { return nil }
-        var words = [UInt64](repeating: 0, count: 4)
+        // Four words in locals: this runs for every member of a fan-out, so no array per token.
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var index = 0
         for byte in hex.utf8 {
             let nibble: UInt64
@@ -34,9 +35,14 @@ struct DeviceSet {
             case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = UInt64(byte - UInt8(ascii: "a") + 10)
             default: return nil
             }
-            words[index / 16] = words[index / 16] << 4 | nibble
+            switch index / 16 {
+            case 0: words.0 = words.0 << 4 | nibble
+            case 1: words.1 = words.1 << 4 | nibble
+            case 2: words.2 = words.2 << 4 | nibble
+            default: words.3 = words.3 << 4 | nibble
+            }
             index += 1
         }
-        return Key256(a: words[0], b: words[1], c: words[2], d: words[3])
+        return Key256(a: words.0, b: words.1, c: words.2, d: words.3)
     }
 }

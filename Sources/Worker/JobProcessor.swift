@@ -43,7 +43,7 @@ final class JobProcessor: Sendable {
                 throw JobRejection(field: nil, "the message is \(delivery.body.count) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
             }
             job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
-                                   makeID: JobID.random)
+                                   makeID: JobID.next)
             guard clients[job.app] != nil else {
                 throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.sorted().joined(separator: ", ")))")
             }

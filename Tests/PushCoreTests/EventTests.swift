@@ -189,7 +189,7 @@ struct PushEventTests {
     @Test func generatedIDsAreDistinctLowercaseUUIDsThatFoundationReadsBack() {
         var seen = Set<String>()
         for _ in 0..<1000 {
-            let id = JobID.random()
+            let id = JobID.next()
             #expect(id.count == 36)
             #expect(id == id.lowercased())
             let uuid = UUID(uuidString: id)
