@@ -11,12 +11,17 @@ struct SandboxSettings: Sendable {
     let logger: Logger
 }
 
-/// One client connection, placed after the HTTP/2 handler in the connection's pipeline. It owns the
-/// per-connection state (token cache, request count for faults, open streams, GOAWAY drain) that its
-/// stream handlers use; everything runs on the connection's event loop, so no locks.
+/// One client connection, placed after the HTTP/2 handler: every stream's frames arrive here on the
+/// connection channel (no channel per stream, which cost more than the requests themselves). It owns
+/// the per-connection state (token cache, request count for faults, open streams, GOAWAY drain, held
+/// answers); everything runs on the connection's event loop, so no locks. Answers are written as
+/// they are decided and flushed once per read batch or timer tick, so many share a TLS record.
 final class SandboxConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
+
+    /// Windows are topped up to this once half is used, as nghttp2 and NIO's stream channels do.
+    private static let windowTarget = 65_535
 
     let id: Int
     private let identity: SandboxClientIdentity
@@ -30,6 +35,8 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     private var requestCount = 0
     /// Token connections start with one stream, like APNs, until a token checks out.
     private var limitRaised: Bool
+    /// Requests whose END_STREAM has not arrived yet.
+    private var incomplete: [HTTP2StreamID: SandboxStreamRequest] = [:]
     private var openStreams = 0
     private var peakStreams = 0
     private var settingsAcknowledged = false
@@ -38,6 +45,10 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     /// Set when a GOAWAY has been decided; `goAwayLastStreamID` once it has been sent.
     private var draining = false
     private var goAwayLastStreamID: HTTP2StreamID?
+    private var delayed = SandboxDelayedAnswers()
+    private var delayTimer: Scheduled<Void>?
+    private var delayTimerDue: NIODeadline?
+    private var unflushed = false
 
     init(
         id: Int,
@@ -62,18 +73,47 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.delayTimer?.cancel()
+        self.delayTimer = nil
         self.context = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .settings(.ack) = self.unwrapInboundIn(data).payload {
-            self.settingsAcknowledged = true
+        let frame = self.unwrapInboundIn(data)
+        let streamID = frame.streamID
+        if streamID == .rootStream {
+            if case .settings(.ack) = frame.payload { self.settingsAcknowledged = true }
+            return
         }
-        context.fireChannelRead(data)
+        // The usual request is HEADERS then DATA with END_STREAM in the same read: only a request
+        // still waiting for frames is kept in the table.
+        var request = self.incomplete.removeValue(forKey: streamID) ?? SandboxStreamRequest()
+        if request.receive(frame.payload) {
+            self.handle(request, streamID: streamID, context: context)
+        } else if !request.complete, request.headers != nil {
+            self.incomplete[streamID] = request
+        }
     }
 
-    /// From `SandboxStreamDelegate`: the inline multiplexer reports streams there, not as pipeline events.
-    func streamCreated(_ streamID: HTTP2StreamID) {
+    func channelReadComplete(context: ChannelHandlerContext) {
+        self.flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let created as NIOHTTP2StreamCreatedEvent:
+            self.streamCreated(created.streamID)
+        case let closed as StreamClosedEvent:
+            self.streamClosed(closed.streamID)
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            self.replenish(window, context: context)
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    private func streamCreated(_ streamID: HTTP2StreamID) {
         self.openStreams += 1
         self.highestStreamID = max(self.highestStreamID, streamID)
         // Before the client acknowledged our SETTINGS it may legitimately open any number.
@@ -83,10 +123,21 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    func streamClosed(_ streamID: HTTP2StreamID) {
+    private func streamClosed(_ streamID: HTTP2StreamID) {
         self.openStreams -= 1
+        self.incomplete.removeValue(forKey: streamID)
         self.stalledStreams.remove(streamID)
         self.closeIfDrained()
+    }
+
+    /// With no stream channels, nothing else gives DATA credit back: the connection window, and the
+    /// window of a stream still sending (only an oversized body gets that far), are topped up here.
+    private func replenish(_ window: NIOHTTP2WindowUpdatedEvent, context: ChannelHandlerContext) {
+        guard let size = window.inboundWindowSize, size <= Self.windowTarget / 2 else { return }
+        if window.streamID != .rootStream, self.incomplete[window.streamID] == nil { return }
+        let frame = HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: Self.windowTarget - size))
+        context.write(self.wrapOutboundOut(frame), promise: nil)
+        self.unflushed = true
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -96,23 +147,18 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         self.settings.logger.debug("sandbox: connection error", metadata: ["connection": "\(self.id)", "error": "\(error)"])
     }
 
-    /// A complete request from one of this connection's streams.
-    func handle(
-        headers: HTTP2Frame.FramePayload.Headers,
-        body: ByteBuffer?,
-        bodyLength: Int,
-        streamID: HTTP2StreamID,
-        stream: SandboxStreamHandler,
-        context: ChannelHandlerContext
-    ) {
+    /// A complete request.
+    private func handle(_ request: SandboxStreamRequest, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        guard let headers = request.headers else { return }
+        self.unflushed = true
         if let last = self.goAwayLastStreamID, streamID > last {
-            stream.refuse(context: context)
+            SandboxResponse.writeRefusal(streamID: streamID, context: context)
             return
         }
         if let path = headers.headers.first(name: ":path"), path.hasPrefix(SandboxControl.prefix) {
             let method = headers.headers.first(name: ":method") ?? "GET"
-            let answer = SandboxControl.answer(method: method, path: path, body: body, recorder: self.recorder)
-            stream.respondControl(context: context, status: answer.status, json: answer.json)
+            let answer = SandboxControl.answer(method: method, path: path, body: request.body, recorder: self.recorder)
+            SandboxResponse.writeControl(status: answer.status, json: answer.json, streamID: streamID, context: context)
             return
         }
         self.requestCount += 1
@@ -121,8 +167,8 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         draft.connectionID = self.id
         draft.receivedAt = now
         let outcome = self.settings.validator.validate(
-            headers: headers, body: body, bodyLength: bodyLength, identity: self.identity, tokens: &self.tokens,
-            now: now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids, draft: &draft
+            headers: headers, body: request.body, bodyLength: request.bodyLength, identity: self.identity,
+            tokens: &self.tokens, now: now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids, draft: &draft
         )
         if outcome.tokenAuthenticated, !self.limitRaised {
             self.limitRaised = true
@@ -138,18 +184,52 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         case .answer(let status, let reason, let latency, let goAway):
             if goAway { self.draining = true }
             if self.settings.logNotifications, status == 200 { Self.log(draft) }
-            let uniqueID = self.uuids.next()
-            let apnsID = draft.apnsID
-            let answer = {
-                stream.respond(context: context, status: status, reason: reason, apnsID: apnsID, uniqueID: uniqueID)
-                if goAway { self.sendGoAway() }
-            }
+            let answer = SandboxDelayedAnswers.Answer(
+                due: latency > .zero ? SandboxDelayedAnswers.due(after: .nanoseconds(latency.nanoseconds)) : .now(),
+                streamID: streamID, status: status, reason: reason,
+                apnsID: draft.apnsID, uniqueID: self.uuids.next(), goAway: goAway
+            )
             if latency > .zero {
-                context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(latency.nanoseconds)) { answer() }
+                self.delayed.insert(answer)
+                self.scheduleDelayTimer(context: context)
             } else {
-                answer()
+                self.write(answer, context: context)
             }
         }
+    }
+
+    private func write(_ answer: SandboxDelayedAnswers.Answer, context: ChannelHandlerContext) {
+        SandboxResponse.write(
+            status: answer.status, reason: answer.reason, apnsID: answer.apnsID, uniqueID: answer.uniqueID,
+            streamID: answer.streamID, context: context
+        )
+        self.unflushed = true
+        if answer.goAway { self.sendGoAway() }
+    }
+
+    /// One timer per connection, set for the earliest held answer.
+    private func scheduleDelayTimer(context: ChannelHandlerContext) {
+        guard let due = self.delayed.nextDue else { return }
+        if let timerDue = self.delayTimerDue, timerDue <= due { return }
+        self.delayTimer?.cancel()
+        self.delayTimerDue = due
+        self.delayTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            self.delayTimer = nil
+            self.delayTimerDue = nil
+            guard let context = self.context else { return }
+            let now = NIODeadline.now()
+            while let answer = self.delayed.popDue(by: now) {
+                self.write(answer, context: context)
+            }
+            self.flushIfNeeded(context: context)
+            self.scheduleDelayTimer(context: context)
+        }
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        guard self.unflushed else { return }
+        self.unflushed = false
+        context.flush()
     }
 
     private func advertise(maxConcurrentStreams: Int) {
@@ -197,18 +277,5 @@ extension Duration {
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = self.components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
-
-/// Forwards the HTTP/2 handler's stream bookkeeping to the connection (same event loop).
-struct SandboxStreamDelegate: NIOHTTP2StreamDelegate {
-    let connection: NIOLoopBound<SandboxConnectionHandler>
-
-    func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
-        self.connection.value.streamCreated(id)
-    }
-
-    func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
-        self.connection.value.streamClosed(id)
     }
 }

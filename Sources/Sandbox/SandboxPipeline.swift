@@ -54,17 +54,8 @@ enum SandboxPipeline {
             HTTP2Setting(parameter: .maxFrameSize, value: 16384),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
         ]
-        let boundConnection = NIOLoopBound(connection, eventLoop: channel.eventLoop)
-        _ = try operations.configureHTTP2Pipeline(
-            mode: .server,
-            connectionConfiguration: connectionConfiguration,
-            streamConfiguration: NIOHTTP2Handler.StreamConfiguration(),
-            streamDelegate: SandboxStreamDelegate(connection: boundConnection)
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(SandboxStreamHandler(connection: boundConnection.value))
-            }
-        }
+        // No stream multiplexer: frames of every stream go to the connection handler.
+        try operations.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: connectionConfiguration))
         try operations.addHandler(connection)
     }
 }

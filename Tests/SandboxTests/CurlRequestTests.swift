@@ -82,6 +82,8 @@ struct CurlRequestTests {
             ("empty payload", { try await harness.post(body: "") }, 400, "PayloadEmpty"),
                 ("not JSON", { try await harness.post(body: "hello") }, 400, "BadPayload"),
                 ("oversized payload", { try await harness.post(body: Self.payload(size: 4097)) }, 413, "PayloadTooLarge"),
+                // More than the stream's 64 KiB window: the sandbox must give credit back to hear the end.
+                ("payload beyond the stream window", { try await harness.post(body: Self.payload(size: 120_000)) }, 413, "PayloadTooLarge"),
                 ("oversized voip payload", { try await harness.post(headers: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Self.payload(size: 5121)) }, 413, "PayloadTooLarge"),
             ]
             for (name, request, status, reason) in cases {
