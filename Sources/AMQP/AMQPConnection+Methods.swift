@@ -4,23 +4,27 @@ internal import CRabbitMQ
 /// synchronous queue/exchange RPCs (bounded by the RPC timeout).
 extension AMQPConnection {
     func openChannel(_ channel: UInt16) throws(AMQPError) {
+        try flushFrames()
         _ = amqp_channel_open(state, channel)
         try check(amqp_get_rpc_reply(state), channel: channel, "channel.open \(channel)")
         openChannels.insert(channel)
     }
 
     func confirmSelect(_ channel: UInt16) throws(AMQPError) {
+        try flushFrames()
         _ = amqp_confirm_select(state, channel)
         try check(amqp_get_rpc_reply(state), channel: channel, "confirm.select")
     }
 
     func qos(channel: UInt16, prefetch: UInt16) throws(AMQPError) {
+        try flushFrames()
         // global=0: RabbitMQ applies the limit to each consumer created afterwards on this channel.
         _ = amqp_basic_qos(state, channel, 0, prefetch, 0)
         try check(amqp_get_rpc_reply(state), channel: channel, "basic.qos")
     }
 
     func consume(channel: UInt16, queue: String, consumerTag: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_basic_consume(state, channel, try scratchBytes(queue), try scratchBytes(consumerTag), 0, 0, 0,
                                amqp_table_t(num_entries: 0, entries: nil))
@@ -28,6 +32,7 @@ extension AMQPConnection {
     }
 
     func cancel(channel: UInt16, consumerTag: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_basic_cancel(state, channel, try scratchBytes(consumerTag))
         try check(amqp_get_rpc_reply(state), channel: channel, "basic.cancel")
@@ -35,39 +40,14 @@ extension AMQPConnection {
 
     /// Answers a server-initiated basic.cancel that asked for a reply.
     func sendCancelOk(channel: UInt16, consumerTag: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         var ok = amqp_basic_cancel_ok_t(consumer_tag: try scratchBytes(consumerTag))
         try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_CANCEL_OK_METHOD, &ok), "basic.cancel-ok")
     }
 
-    func ack(channel: UInt16, deliveryTag: UInt64, multiple: Bool) throws(AMQPError) {
-        try checkWrite(amqp_basic_ack(state, channel, deliveryTag, multiple ? 1 : 0), "basic.ack")
-    }
-
-    func nack(channel: UInt16, deliveryTag: UInt64, multiple: Bool, requeue: Bool) throws(AMQPError) {
-        try checkWrite(amqp_basic_nack(state, channel, deliveryTag, multiple ? 1 : 0, requeue ? 1 : 0), "basic.nack")
-    }
-
-    /// Encoding problems throw without writing anything (`isBroken` stays false);
-    /// a failed write breaks the connection.
-    func publish(
-        channel: UInt16, exchange: String, routingKey: String, body: [UInt8],
-        properties: AMQPProperties, mandatory: Bool
-    ) throws(AMQPError) {
-        defer { recycleScratch() }
-        let exchangeBytes = try scratchBytes(exchange)
-        let routingKeyBytes = try scratchBytes(routingKey)
-        var rawProperties = try encode(properties: properties)
-        let status = body.withUnsafeBytes { buffer in
-            // rabbitmq-c only reads the body; it splits it into frame_max-sized body frames.
-            let bodyBytes = amqp_bytes_t(len: buffer.count, bytes: UnsafeMutableRawPointer(mutating: buffer.baseAddress))
-            return amqp_basic_publish(state, channel, exchangeBytes, routingKeyBytes, mandatory ? 1 : 0, 0,
-                                      &rawProperties, bodyBytes)
-        }
-        try checkWrite(status, "basic.publish")
-    }
-
     func declareExchange(channel: UInt16, name: String, type: String, durable: Bool) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_exchange_declare(state, channel, try scratchBytes(name), try scratchBytes(type), 0,
                                   durable ? 1 : 0, 0, 0, amqp_table_t(num_entries: 0, entries: nil))
@@ -79,6 +59,7 @@ extension AMQPConnection {
     func declareQueue(
         channel: UInt16, name: String, passive: Bool, durable: Bool, arguments: [String: AMQPFieldValue]
     ) throws(AMQPError) -> Int {
+        try flushFrames()
         defer { recycleScratch() }
         let ok = amqp_queue_declare(state, channel, try scratchBytes(name), passive ? 1 : 0, durable ? 1 : 0, 0, 0,
                                     try encode(table: arguments))
@@ -87,6 +68,7 @@ extension AMQPConnection {
     }
 
     func bind(channel: UInt16, queue: String, exchange: String, routingKey: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_queue_bind(state, channel, try scratchBytes(queue), try scratchBytes(exchange),
                             try scratchBytes(routingKey), amqp_table_t(num_entries: 0, entries: nil))
@@ -94,12 +76,14 @@ extension AMQPConnection {
     }
 
     func purge(channel: UInt16, queue: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_queue_purge(state, channel, try scratchBytes(queue))
         try check(amqp_get_rpc_reply(state), channel: channel, "queue.purge '\(queue)'")
     }
 
     func deleteQueue(channel: UInt16, queue: String) throws(AMQPError) {
+        try flushFrames()
         defer { recycleScratch() }
         _ = amqp_queue_delete(state, channel, try scratchBytes(queue), 0, 0)
         try check(amqp_get_rpc_reply(state), channel: channel, "queue.delete '\(queue)'")
@@ -107,6 +91,7 @@ extension AMQPConnection {
 
     /// basic.get with auto-ack; nil when the queue is empty.
     func get(channel: UInt16, queue: String, generation: UInt64) throws(AMQPError) -> AMQPDelivery? {
+        try flushFrames()
         let queueBytes: amqp_bytes_t
         do {
             queueBytes = try scratchBytes(queue)

@@ -21,6 +21,12 @@ final class AMQPConnection {
     var openChannels: Set<UInt16> = []
     /// Negotiated heartbeat in seconds (0 = off).
     private(set) var heartbeat = 0
+    /// Plain TCP: publishes, acks and nacks are buffered and written together (`+FrameBuffer`).
+    let buffersFrames: Bool
+    /// Frames not yet written; only `+FrameBuffer` touches it.
+    var frameBuffer: [UInt8] = []
+    /// Where rabbitmq-c encodes a method (first half) and message properties (second half).
+    let frameScratch: UnsafeMutableRawPointer
 
     /// Connects, logs in and opens `channels` (those in `confirmChannels` in confirm mode).
     init(
@@ -35,6 +41,8 @@ final class AMQPConnection {
         self.state = state
         scratch = .allocate(capacity: 1)
         init_amqp_pool(scratch, 4096)
+        buffersFrames = !endpoint.tls
+        frameScratch = .allocate(byteCount: 2 * Int(Self.frameMax), alignment: 16)
         // Fully initialised from here: a throw below runs deinit, which frees the connection.
         try open(endpoint: endpoint, configuration: configuration)
         for channel in channels {
@@ -46,6 +54,7 @@ final class AMQPConnection {
     deinit {
         empty_amqp_pool(scratch)
         scratch.deallocate()
+        frameScratch.deallocate()
         amqp_destroy_connection(state)
     }
 
@@ -125,6 +134,8 @@ final class AMQPConnection {
     /// Best-effort orderly close (bounded by the RPC timeout); the socket is freed in deinit.
     func close() {
         guard !isBroken else { return }
+        try? flushFrames()
+        guard !isBroken else { return }
         for channel in openChannels.sorted(by: >) {
             _ = amqp_channel_close(state, channel, AMQP_REPLY_SUCCESS)
             if amqp_get_rpc_reply(state).reply_type != AMQP_RESPONSE_NORMAL { break }
@@ -162,6 +173,9 @@ final class AMQPConnection {
         if method.id == AMQP_CHANNEL_CLOSE_METHOD, let decoded = method.decoded {
             let close = decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
             let text = Self.string(close.reply_text)
+            // Frames still buffered for this channel go first: the broker discards them until
+            // close-ok, whereas after it they would be an error on a closed channel.
+            try? flushFrames()
             var ok = amqp_channel_close_ok_t()
             if amqp_send_method(state, channel, AMQP_CHANNEL_CLOSE_OK_METHOD, &ok) != AMQP_STATUS_OK.rawValue {
                 isBroken = true

@@ -17,6 +17,7 @@ extension ConnectionLoop {
             case .publish(let request):
                 try publish(request, on: connection)
             case .consume(let queue, let prefetch, let handler):
+                try connection.flushFrames()
                 let tag = addConsumer(queue: queue, prefetch: prefetch, handler: handler)
                 do {
                     try startConsumer(tag, on: connection)
@@ -28,17 +29,21 @@ extension ConnectionLoop {
                     throw error
                 }
             case .stopConsuming:
+                try connection.flushFrames()
                 for tag in consumerOrder where consumers[tag]?.active == true {
                     consumers[tag]?.active = false
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
                 }
             case .admin(let request, let completion):
+                try connection.flushFrames()
                 let result = admin(request, on: connection)
                 completion(result)
                 if connection.isBroken, case .failure(let error) = result { throw error }
             }
         }
         try flushAcks(&ackBatch, on: connection)
+        // Acks and publishes go out in one write, before frames are read again.
+        try connection.flushFrames()
     }
 
     private func flushAcks(_ batch: inout [UInt64], on connection: AMQPConnection) throws(AMQPError) {

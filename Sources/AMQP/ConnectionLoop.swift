@@ -87,6 +87,8 @@ final class ConnectionLoop {
             }
             try handle(frame, on: connection)
         }
+        // Frame handling may have published (publishes held while the broker blocked us).
+        try connection.flushFrames()
         connection.releaseBuffers()
         // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
         // and no commands are left over (they would not signal the wake-up again).

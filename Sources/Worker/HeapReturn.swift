@@ -6,7 +6,6 @@ import Synchronization
 /// size, and grew further on the next fan-out when other threads' arenas filled up.
 final class HeapReturn: Sendable {
     private struct State {
-        var jobsInFlight = 0
         var jobsSinceTrim = 0
         var lastTrim = ContinuousClock.now
     }
@@ -26,15 +25,10 @@ final class HeapReturn: Sendable {
         _ = pw_malloc_limit_arenas(count)
     }
 
-    func jobStarted() {
-        state.withLock { $0.jobsInFlight += 1 }
-    }
-
-    func jobFinished() {
+    func jobFinished(stillInFlight: Int) {
         let trim = state.withLock { state in
-            state.jobsInFlight -= 1
             state.jobsSinceTrim += 1
-            guard state.jobsInFlight == 0, state.jobsSinceTrim >= minimumJobs,
+            guard stillInFlight == 0, state.jobsSinceTrim >= minimumJobs,
                   ContinuousClock.now - state.lastTrim >= minimumInterval else { return false }
             state.jobsSinceTrim = 0
             state.lastTrim = .now

@@ -5,8 +5,8 @@ import PushCore
 import Redis
 import ServiceLifecycle
 
-/// The worker service: consumes `push.jobs`, processes each delivery concurrently (prefetch bounds
-/// how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
+/// The worker service: consumes `push.jobs`, processes each delivery in its own task as it arrives
+/// (prefetch bounds how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
 /// shutdown timeout, then closes its connections. Whatever it could not settle stays unacked and
 /// the broker hands it to another worker.
 public final class PushWorker: Service, Sendable {
@@ -16,10 +16,8 @@ public final class PushWorker: Service, Sendable {
     private let amqp: AMQPClient
     private let redis: RedisClient
     private let clients: [String: APNsClient]
-    private let deliveries: AsyncStream<AMQPDelivery>
-    private let deliveryInput: AsyncStream<AMQPDelivery>.Continuation
     private let gate: ConsumptionGate
-    private let heapReturn = HeapReturn()
+    private let jobs = JobsInFlight()
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
         HeapReturn.limitArenas()
@@ -33,11 +31,9 @@ public final class PushWorker: Service, Sendable {
         }
         self.clients = clients
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
-        let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
-        self.deliveries = stream
-        self.deliveryInput = input
         let status = self.status
-        let gateBox = GateBox()
+        let gateBox = LateBound<ConsumptionGate>()
+        let processorBox = LateBound<JobProcessor>()
         self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
             switch event {
             case .connected: status.setAMQPConnected(true)
@@ -46,17 +42,26 @@ public final class PushWorker: Service, Sendable {
                 logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
             case let .consumerCancelledByServer(queue):
                 logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); declaring the topology again and re-consuming")
-                gateBox.gate?.consumerCancelled()
+                gateBox.value?.consumerCancelled()
             case let .blocked(reason):
                 logger.warning("RabbitMQ blocked publishing (\(reason)): settling waits")
             case .unblocked:
                 logger.notice("RabbitMQ unblocked publishing")
             }
         }
+        let jobs = self.jobs
+        let heapReturn = HeapReturn()
+        // Straight from the AMQP thread into a task: no stream and second hop in between.
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
-            input.yield(delivery)
+            guard let processor = processorBox.value, jobs.start() else { return }
+            Task {
+                await processor.process(delivery)
+                heapReturn.jobFinished(stillInFlight: jobs.finish())
+            }
         }
-        gateBox.gate = gate
+        gateBox.value = gate
+        processorBox.value = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
+                                          status: status, gate: gate, logger: logger)
     }
 
     public func run() async throws {
@@ -66,19 +71,8 @@ public final class PushWorker: Service, Sendable {
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
             "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
         ])
-        let processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
-                                     status: status, gate: gate, logger: logger)
         await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { group in
-                let heapReturn = heapReturn
-                for await delivery in deliveries {
-                    heapReturn.jobStarted()
-                    group.addTask {
-                        await processor.process(delivery)
-                        heapReturn.jobFinished()
-                    }
-                }
-            }
+            await jobs.drained()
         } onGracefulShutdown: { [self] in
             stop()
         }
@@ -97,7 +91,7 @@ public final class PushWorker: Service, Sendable {
     public func stop() {
         logger.info("stopping: no new jobs; finishing the ones in flight")
         gate.close()
-        deliveryInput.finish()
+        jobs.close()
         let timeout = configuration.shutdownTimeout
         Task { [self] in
             try? await Task.sleep(for: timeout)
@@ -111,7 +105,8 @@ public final class PushWorker: Service, Sendable {
     }
 }
 
-/// Lets the AMQP event handler, made before the gate exists, reach it. Set once in init.
-private final class GateBox: @unchecked Sendable {
-    var gate: ConsumptionGate?
+/// Lets handlers made in init reach objects made after them. Set once in init, before the AMQP
+/// client starts (in `run`), so no handler can read it early.
+private final class LateBound<Value: Sendable>: @unchecked Sendable {
+    var value: Value?
 }
