@@ -6,10 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/install-deps.sh
-echo "== building (swift build -c release --static-swift-stdlib)"
-swift build -c release --static-swift-stdlib --product pushworker 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' || true
-bin=$(swift build -c release --show-bin-path)/pushworker
-[ -x "$bin" ] || { echo "build failed" >&2; exit 1; }
+echo "== building (ops/build-release.sh)"
+bin=$(ops/build-release.sh)
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 stop_services=0
