@@ -11,6 +11,19 @@ extension AMQPClient {
         }
     }
 
+    /// Blocks until the socket is readable, a command is queued, or the timeout passes; returns at
+    /// once if commands are already waiting.
+    func waitForWork(socket: Int32, timeoutMilliseconds: Int32) {
+        let idle = shared.withLock { state in
+            guard state.commands.isEmpty else { return false }
+            state.ownerWaiting = true
+            return true
+        }
+        guard idle else { return }
+        wakeSignal.wait(socket: socket, timeoutMilliseconds: timeoutMilliseconds)
+        shared.withLock { $0.ownerWaiting = false }
+    }
+
     /// At most `limit` commands, so a flood of publishes cannot starve frame reading (heartbeats,
     /// confirms, deliveries); `more` says whether some are still queued.
     func takeCommands(limit: Int) -> (commands: [ClientCommand], more: Bool) {

@@ -206,8 +206,9 @@ public final class AMQPClient: Sendable {
         let outcome: Outcome = shared.withLock { state in
             if state.phase == .stopping || state.phase == .stopped { return .rejected }
             state.commands.append(command)
-            // Only the first command needs a wake-up; the thread drains the whole queue.
-            return state.commands.count == 1 ? .wake : .queued
+            guard state.ownerWaiting else { return .queued }
+            state.ownerWaiting = false
+            return .wake
         }
         switch outcome {
         case .rejected: command.fail(with: AMQPError(code: .shutdown, message: "client is shut down"))

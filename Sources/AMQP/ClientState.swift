@@ -9,6 +9,9 @@ struct ClientState {
 
     var phase: Phase = .idle
     var commands: [ClientCommand] = []
+    /// The owner thread is about to block in poll(): the next command must wake it. While it
+    /// runs it drains the queue anyway, so commands queued then cost no write to the wake pipe.
+    var ownerWaiting = false
     /// Generation of the live connection, nil while disconnected.
     var connectedGeneration: UInt64?
     var lastError: AMQPError?

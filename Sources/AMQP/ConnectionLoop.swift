@@ -93,7 +93,7 @@ final class ConnectionLoop {
         // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
         // and no commands are left over (they would not signal the wake-up again).
         if drained && !moreCommands {
-            client.wakeSignal.wait(socket: connection.socketDescriptor, timeoutMilliseconds: pollTimeout(connection))
+            client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: pollTimeout(connection))
         }
     }
 
@@ -162,14 +162,14 @@ final class ConnectionLoop {
     private func pauseDisconnected(until deadline: ContinuousClock.Instant) {
         let remaining = deadline - .now
         let milliseconds = max(1, min(500, Int32(Backoff.seconds(remaining) * 1000)))
-        client.wakeSignal.wait(socket: -1, timeoutMilliseconds: milliseconds)
+        client.waitForWork(socket: -1, timeoutMilliseconds: milliseconds)
         let lastError = client.shared.withLock { $0.lastError }
         handleWhileDisconnected(client.takeCommands(), reason: lastError)
     }
 
     private func idleUntilStopped(_ error: AMQPError) {
         while !client.isStopping {
-            client.wakeSignal.wait(socket: -1, timeoutMilliseconds: 500)
+            client.waitForWork(socket: -1, timeoutMilliseconds: 500)
             handleWhileDisconnected(client.takeCommands(), reason: error)
         }
     }

@@ -34,7 +34,19 @@ final class JobProcessor: Sendable {
         self.logsSettledJobs = logger.logLevel <= .debug
     }
 
-    func process(_ delivery: AMQPDelivery) async {
+    /// `settled` runs once the delivery was acked or handed back: often on the AMQP thread after
+    /// this returns, because a job's events are confirmed there and the ack needs no task.
+    func process(_ delivery: AMQPDelivery, settled: @escaping @Sendable () -> Void) async {
+        guard let (settlement, log) = await prepare(delivery) else {
+            settled()
+            return
+        }
+        settle(delivery, settlement, log: log) { _ in settled() }
+    }
+
+    /// Everything up to settling. Returns what the common path still has to settle, or nil when
+    /// the delivery was already settled here (rejected, fanned out, or handed back).
+    private func prepare(_ delivery: AMQPDelivery) async -> (Settlement, JobLog)? {
         let started = ContinuousClock.now
         let now = UnixTime.now()
         var job: PushJob
@@ -49,22 +61,22 @@ final class JobProcessor: Sendable {
             }
         } catch let rejection as JobRejection {
             await reject(delivery, rejection, now: now)
-            return
+            return nil
         } catch {
             await reject(delivery, JobRejection(field: nil, "\(error)"), now: now)
-            return
+            return nil
         }
         let log = JobLog(logger, job: job)
 
         let devices: [DeviceToken]
         var settlement = Settlement(job: job, now: now)
         if !job.groups.isEmpty || job.tokens.count > configuration.chunkSize {
-            guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, log: log) else { return }
+            guard let expanded = await expand(job, delivery: delivery, settlement: &settlement, log: log) else { return nil }
             guard let inline = expanded.devices else {
                 // Split into chunk jobs, each confirmed; they report their own completions.
                 settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
                 if await settle(delivery, settlement, log: log) { await expanded.markers.clear() }
-                return
+                return nil
             }
             devices = inline
         } else {
@@ -84,7 +96,7 @@ final class JobProcessor: Sendable {
             }
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-        await settle(delivery, settlement, log: log)
+        return (settlement, log)
     }
 
     /// Returns nil when the delivery was already handed back (Redis down); `devices` nil when they
@@ -179,6 +191,15 @@ final class JobProcessor: Sendable {
     /// Returns whether the job was acked (false: handed back for redelivery).
     @discardableResult
     private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog) async -> Bool {
+        await withCheckedContinuation { continuation in
+            settle(delivery, settlement, log: log) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Publishes the job's events (and retry or held jobs); once the broker confirmed them all,
+    /// acks the delivery and calls `done(true)`, else hands it back and calls `done(false)`.
+    private func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog,
+                        done: @escaping @Sendable (Bool) -> Void) {
         if let reason = settlement.credentialsReason {
             // Stop taking jobs at once: every further one would fail the same way.
             gate.credentialsFailed(app: settlement.job.app, reason: reason)
@@ -203,23 +224,26 @@ final class JobProcessor: Sendable {
         let completed = PushEvent.jobCompleted(settlement.counts)
         tracker.publish(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
                               body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
-        do {
-            try await tracker.finish()
-        } catch {
-            // Unconfirmed events would be lost if we acked: hand the job back instead (duplicates
-            // of what was sent are the price of never losing a device).
-            log.logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
-            amqp.nack(delivery.tag, requeue: true)
-            return false
+        let counts = settlement.counts
+        tracker.whenFinished { [self] result in
+            if case let .failure(error) = result {
+                // Unconfirmed events would be lost if we acked: hand the job back instead
+                // (duplicates of what was sent are the price of never losing a device).
+                log.logger.error("events or retries were not confirmed; the job goes back to the queue", metadata: ["error": "\(error)"])
+                amqp.nack(delivery.tag, requeue: true)
+                done(false)
+                return
+            }
+            amqp.ack(delivery.tag)
+            status.recordJob(counts)
+            if logsSettledJobs {
+                log.logger.debug("job settled", metadata: [
+                    "push.sent": "\(counts.sent)", "push.failed": "\(counts.failed)",
+                    "push.invalid": "\(counts.invalid)", "push.retried": "\(counts.retried)",
+                ])
+            }
+            done(true)
         }
-        amqp.ack(delivery.tag)
-        status.recordJob(settlement.counts)
-        guard logsSettledJobs else { return true }
-        log.logger.debug("job settled", metadata: [
-            "push.sent": "\(settlement.counts.sent)", "push.failed": "\(settlement.counts.failed)",
-            "push.invalid": "\(settlement.counts.invalid)", "push.retried": "\(settlement.counts.retried)",
-        ])
-        return true
     }
 
     private func reject(_ delivery: AMQPDelivery, _ rejection: JobRejection, now: UnixTime) async {

@@ -15,7 +15,7 @@ final class PublishTracker: Sendable {
     private struct State {
         var outstanding = 0
         var failure: AMQPError?
-        var waiter: (limit: Int, continuation: CheckedContinuation<Void, Never>)?
+        var waiter: (limit: Int, resume: @Sendable () -> Void)?
     }
 
     private let amqp: AMQPClient
@@ -29,26 +29,21 @@ final class PublishTracker: Sendable {
         amqp.publish(exchange: message.exchange, routingKey: message.routingKey, body: message.body,
                      properties: message.properties) { [self] result in
             if case .success = result { confirmed?() }
-            let resume: CheckedContinuation<Void, Never>? = state.withLock { state in
+            let resume: (@Sendable () -> Void)? = state.withLock { state in
                 state.outstanding -= 1
                 if case let .failure(error) = result, state.failure == nil { state.failure = error }
                 guard let waiter = state.waiter, state.outstanding <= waiter.limit || state.failure != nil else { return nil }
                 state.waiter = nil
-                return waiter.continuation
+                return waiter.resume
             }
-            resume?.resume()
+            resume?()
         }
     }
 
     /// Suspends until at most `limit` publishes are unconfirmed (or one failed).
     func wait(untilOutstandingAtMost limit: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.outstanding <= limit || state.failure != nil { return true }
-                state.waiter = (limit, continuation)
-                return false
-            }
-            if ready { continuation.resume() }
+            whenOutstanding(atMost: limit) { continuation.resume() }
         }
     }
 
@@ -56,5 +51,22 @@ final class PublishTracker: Sendable {
     func finish() async throws(AMQPError) {
         await wait(untilOutstandingAtMost: 0)
         if let failure = state.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// `finish()` without a task waiting: `done` runs once every publish is confirmed or one
+    /// failed, on the AMQP thread (or here, if that is already so).
+    func whenFinished(_ done: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
+        whenOutstanding(atMost: 0) { [self] in
+            done(state.withLock { $0.failure }.map { .failure($0) } ?? .success(()))
+        }
+    }
+
+    private func whenOutstanding(atMost limit: Int, _ resume: @escaping @Sendable () -> Void) {
+        let ready = state.withLock { state in
+            if state.outstanding <= limit || state.failure != nil { return true }
+            state.waiter = (limit, resume)
+            return false
+        }
+        if ready { resume() }
     }
 }

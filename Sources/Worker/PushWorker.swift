@@ -55,8 +55,7 @@ public final class PushWorker: Service, Sendable {
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
             guard let processor = processorBox.value, jobs.start() else { return }
             Task {
-                await processor.process(delivery)
-                heapReturn.jobFinished(stillInFlight: jobs.finish())
+                await processor.process(delivery) { heapReturn.jobFinished(stillInFlight: jobs.finish()) }
             }
         }
         gateBox.value = gate
