@@ -24,6 +24,9 @@ rabbit_env() {
   export RABBITMQ_ENABLED_PLUGINS_FILE="$dir/rabbitmq/enabled_plugins"
   export RABBITMQ_CONFIG_FILE="$dir/rabbitmq/rabbitmq"   # .conf is appended
   export RABBITMQ_PID_FILE="$dir/rabbitmq/rabbitmq.pid"
+  # Erlang schedulers spin while idle by default; on a small machine shared with the worker that
+  # spinning takes CPU the worker and the sandbox need (RabbitMQ's advice for shared hosts).
+  export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none"
   mkdir -p "$HOME" "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
   [ -f "$RABBITMQ_ENABLED_PLUGINS_FILE" ] || echo "[]." > "$RABBITMQ_ENABLED_PLUGINS_FILE"
   [ -f "$RABBITMQ_CONFIG_FILE.conf" ] || printf 'loopback_users = none\nlisteners.tcp.default = 127.0.0.1:%s\n' "$amqp_port" > "$RABBITMQ_CONFIG_FILE.conf"

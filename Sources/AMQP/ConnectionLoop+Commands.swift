@@ -1,22 +1,23 @@
 /// Executing queued commands on the live connection (owner thread only).
 extension ConnectionLoop {
     func perform(_ commands: [ClientCommand], on connection: AMQPConnection) throws(AMQPError) {
-        // Consecutive single acks are collected so they can go out as one `multiple` ack.
-        var ackBatch: [UInt64] = []
         for command in commands {
-            if case .ack(let tag, false) = command, tag.connectionGeneration == generation {
-                ackBatch.append(tag.value)
-                continue
-            }
-            try flushAcks(&ackBatch, on: connection)
             switch command {
-            case .ack(let tag, let multiple):
-                try settle(tag, on: connection, multiple: multiple, requeue: nil)
-            case .nack(let tag, let requeue, let multiple):
-                try settle(tag, on: connection, multiple: multiple, requeue: requeue)
+            case .ack(let tag, false) where tag.connectionGeneration == generation:
+                // Single acks wait in `pendingAcks` to go out together as few `multiple` acks.
+                if pendingAcks.isEmpty { pendingAcksSince = .now }
+                pendingAcks.append(tag.value)
             case .publish(let request):
                 try publish(request, on: connection)
+            // The rest may settle the same tags (a multiple nack): pending acks go out first.
+            case .ack(let tag, let multiple):
+                try flushAcks(on: connection)
+                try settle(tag, on: connection, multiple: multiple, requeue: nil)
+            case .nack(let tag, let requeue, let multiple):
+                try flushAcks(on: connection)
+                try settle(tag, on: connection, multiple: multiple, requeue: requeue)
             case .consume(let queue, let prefetch, let handler):
+                try flushAcks(on: connection)
                 try connection.flushFrames()
                 let tag = addConsumer(queue: queue, prefetch: prefetch, handler: handler)
                 do {
@@ -29,30 +30,50 @@ extension ConnectionLoop {
                     throw error
                 }
             case .stopConsuming:
+                try flushAcks(on: connection)
                 try connection.flushFrames()
                 for tag in consumerOrder where consumers[tag]?.active == true {
                     consumers[tag]?.active = false
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
                 }
             case .admin(let request, let completion):
+                try flushAcks(on: connection)
                 try connection.flushFrames()
                 let result = admin(request, on: connection)
                 completion(result)
                 if connection.isBroken, case .failure(let error) = result { throw error }
             }
         }
-        try flushAcks(&ackBatch, on: connection)
+        if ackDue() { try flushAcks(on: connection) }
         // Acks and publishes go out in one write, before frames are read again.
         try connection.flushFrames()
     }
 
-    private func flushAcks(_ batch: inout [UInt64], on connection: AMQPConnection) throws(AMQPError) {
-        guard !batch.isEmpty else { return }
-        let (plan, dropped) = unacked.planAcks(batch)
+    /// Acks wait up to `ackDelay`, or until `ackBatch` are pending, or until half the prefetch
+    /// window waits on them: the broker then handles one ack frame per batch instead of one
+    /// per job (its cost per message dominated workloads of one-device jobs), and never runs
+    /// out of window because of the wait.
+    func ackDue(now: ContinuousClock.Instant = .now) -> Bool {
+        guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return false }
+        return pendingAcks.count >= Self.ackBatch || pendingAcks.count * 2 >= smallestPrefetch
+            || now - since >= Self.ackDelay
+    }
+
+    /// Milliseconds until the pending acks are due (nil when none are pending).
+    func millisecondsUntilAcksDue() -> Int32? {
+        guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return nil }
+        let remaining = Self.ackDelay - (ContinuousClock.now - since)
+        return max(0, Int32(Backoff.seconds(remaining) * 1000 + 0.999))
+    }
+
+    func flushAcks(on connection: AMQPConnection) throws(AMQPError) {
+        pendingAcksSince = nil
+        guard !pendingAcks.isEmpty else { return }
+        let (plan, dropped) = unacked.planAcks(pendingAcks)
         if dropped > 0 {
             logger.debug("AMQP dropped acks for unknown or already settled delivery tags")
         }
-        batch.removeAll(keepingCapacity: true)
+        pendingAcks.removeAll(keepingCapacity: true)
         for (tag, multiple) in plan {
             try connection.ack(channel: Self.consumeChannel, deliveryTag: tag, multiple: multiple)
         }

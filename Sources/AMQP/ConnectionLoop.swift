@@ -11,6 +11,9 @@ final class ConnectionLoop {
     static let framesPerIteration = 256
     /// Commands executed before reading frames again.
     static let commandsPerIteration = 2048
+    /// Longest an ack waits to be sent with others (see `ackDue`).
+    static let ackDelay = Duration.milliseconds(2)
+    static let ackBatch = 256
 
     struct Consumer {
         let queue: String
@@ -30,6 +33,18 @@ final class ConnectionLoop {
     var consumerOrder: [String] = []
     var confirms = PublishConfirms()
     var unacked = UnackedDeliveries()
+    /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
+    var pendingAcks: [UInt64] = []
+    var pendingAcksSince: ContinuousClock.Instant?
+    /// Of the active consumers (0, unlimited, counts as no limit): acks must not hold back more
+    /// than half of it.
+    var smallestPrefetch: Int {
+        var smallest = Int.max
+        for consumer in consumers.values where consumer.active && consumer.prefetch > 0 {
+            smallest = min(smallest, Int(consumer.prefetch))
+        }
+        return smallest
+    }
     /// connection.blocked from the broker: publishes wait here instead of blocking the thread in send().
     var blocked = false
     var heldPublishes: [PublishRequest] = []
@@ -87,13 +102,16 @@ final class ConnectionLoop {
             }
             try handle(frame, on: connection)
         }
+        if ackDue() { try flushAcks(on: connection) }
         // Frame handling may have published (publishes held while the broker blocked us).
         try connection.flushFrames()
         connection.releaseBuffers()
         // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
         // and no commands are left over (they would not signal the wake-up again).
         if drained && !moreCommands {
-            client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: pollTimeout(connection))
+            var timeout = pollTimeout(connection)
+            if let acksDue = millisecondsUntilAcksDue() { timeout = min(timeout, acksDue) }
+            client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: timeout)
         }
     }
 
@@ -112,6 +130,8 @@ final class ConnectionLoop {
             do throws(AMQPError) {
                 confirms = PublishConfirms()
                 unacked.reset()
+                pendingAcks.removeAll()
+                pendingAcksSince = nil
                 blocked = false
                 try declare(topology, on: connection)
                 for tag in consumerOrder where consumers[tag]?.active == true {
@@ -150,6 +170,8 @@ final class ConnectionLoop {
         complete(confirms.reset(failingWith: lost))
         failHeldPublishes(lost)
         unacked.reset()
+        pendingAcks.removeAll()
+        pendingAcksSince = nil
         blocked = false
         client.markDisconnected(error)
         let delay = backoff.next()
@@ -206,6 +228,8 @@ final class ConnectionLoop {
                     }
                 }
                 try perform(acks, on: connection)
+                try flushAcks(on: connection)
+                try connection.flushFrames()
                 for tag in consumerOrder where consumers[tag]?.active == true {
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
                     consumers[tag]?.active = false
