@@ -56,6 +56,10 @@ start_rabbitmq() {
   echo $! > "$dir/rabbitmq/server.pid"
   wait_for rabbitmq 90 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup
   wait_for rabbitmq-port 30 port_open "$amqp_port"
+  # Classic queues with the v2 storage (RabbitMQ's recommendation since 3.10, the only one from
+  # 4.0): half the broker CPU per persistent message of v1. README "Running a worker".
+  /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" set_policy classic-queues-v2 '.*' \
+    '{"queue-version":2}' --apply-to queues >/dev/null
   echo "rabbitmq: started on 127.0.0.1:$amqp_port (pid $(cat "$dir/rabbitmq/server.pid"))"
 }
 
