@@ -3,3 +3,4 @@
 
 static inline int pw_malloc_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 static inline int pw_malloc_trim(void) { return malloc_trim(0); }
+static inline int pw_malloc_disable_fastbins(void) { return mallopt(M_MXFAST, 0); }

@@ -18,7 +18,15 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ key: String, _ value: Int?) {
         guard let value else { return rawField(key, "null") }
         appendKey(key)
-        bytes.append(contentsOf: String(value).utf8)
+        // Digits straight into the buffer: a job.completed event has nine numbers.
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
     }
 
     public mutating func field(_ key: String, _ value: Double) {

@@ -20,9 +20,12 @@ final class HeapReturn: Sendable {
     }
 
     /// Few arenas: each thread that ever allocated would otherwise keep its own pool of free
-    /// memory. Call before the worker's threads start.
-    static func limitArenas(to count: Int32 = 2) {
-        _ = pw_malloc_limit_arenas(count)
+    /// memory. No fastbins: every task a job runs in is a "large" (> 1 KiB) allocation, and glibc
+    /// consolidates all fastbins before each one; small blocks still come from the per-thread
+    /// cache. Call before the worker's threads start.
+    static func tuneAllocator(arenas: Int32 = 2) {
+        _ = pw_malloc_limit_arenas(arenas)
+        _ = pw_malloc_disable_fastbins()
     }
 
     func jobFinished(stillInFlight: Int) {

@@ -20,7 +20,7 @@ public final class PushWorker: Service, Sendable {
     private let jobs = JobsInFlight()
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
-        HeapReturn.limitArenas()
+        HeapReturn.tuneAllocator()
         self.configuration = configuration
         self.logger = logger
         var clients = [String: APNsClient]()

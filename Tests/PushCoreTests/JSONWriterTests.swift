@@ -23,6 +23,13 @@ struct JSONWriterTests {
         #expect(text(writer.finish()) == #"{"a":"x","b":1,"c":["p","q"],"d":{"k":[1]},"e":true,"f":null,"g":null,"h":[]}"#)
     }
 
+    @Test("integers are written as their decimal digits", arguments: [0, 7, 10, 1234567890, -1, -45, Int.max, Int.min])
+    func integers(_ value: Int) {
+        var writer = JSONWriter()
+        writer.field("n", value)
+        #expect(text(writer.finish()) == "{\"n\":\(value)}")
+    }
+
     @Test("quotes, backslashes and control characters are escaped")
     func escaping() {
         var writer = JSONWriter()
