@@ -5,7 +5,7 @@ import PushCore
 import Redis
 import ServiceLifecycle
 
-/// The worker service: consumes `push.jobs`, processes each delivery in its own task as it arrives
+/// The worker service: consumes `push.jobs`, processes deliveries concurrently as they arrive
 /// (prefetch bounds how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
 /// shutdown timeout, then closes its connections. Whatever it could not settle stays unacked and
 /// the broker hands it to another worker.
@@ -51,12 +51,9 @@ public final class PushWorker: Service, Sendable {
         }
         let jobs = self.jobs
         let heapReturn = HeapReturn()
-        // Straight from the AMQP thread into a task: no stream and second hop in between.
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
             guard let processor = processorBox.value, jobs.start() else { return }
-            Task {
-                await processor.process(delivery) { heapReturn.jobFinished(stillInFlight: jobs.finish()) }
-            }
+            processor.start(delivery) { heapReturn.jobFinished(stillInFlight: jobs.finish()) }
         }
         gateBox.value = gate
         processorBox.value = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,

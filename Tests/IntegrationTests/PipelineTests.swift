@@ -202,4 +202,44 @@ struct PipelineTests {
             #expect(fixture.sandbox.received().allSatisfy { $0.status == 403 })
         }
     }
+
+    @Test func expiredJobIsReportedNotSent() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let token = PipelineFixture.token(7)
+            try await fixture.publish(#"{"id":"stale","tokens":["\#(token)"],"expiration":1,"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            let failed = try #require(events.first(where: { $0.routingKey == "delivery.failed" }))
+            #expect(failed.string("token") == token)
+            #expect(failed.string("reason") == "Expired")
+            let completed = try #require(events.first(where: { $0.routingKey == "job.completed" }))
+            #expect(completed.int("failed") == 1)
+            #expect(completed.int("sent") == 0)
+            #expect(fixture.sandbox.received().isEmpty)
+        }
+    }
+
+    @Test func expiredProviderTokenHoldsTheDeviceUntilCredentialsWork() async throws {
+        let refused = PipelineFixture.token(403)
+        let fine = PipelineFixture.token(1)
+        try await PipelineFixture.with(sandbox: {
+            $0.rules = [SandboxRule(token: refused, status: 403, reason: "ExpiredProviderToken", times: 1)]
+        }) { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.credentialsRetryInterval = .seconds(1)
+            try fixture.startWorker(configuration)
+            try await fixture.publish(#"{"id":"jwt","tokens":["\#(refused)","\#(fine)"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            // A token minted seconds ago may not be replaced (APNs' 20-minute rule): the device is
+            // held in the job queue, consumption pauses, and it goes out once consumption resumes.
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" }.compactMap { $0.int("sent") }.reduce(0, +) >= 2
+            }
+            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }, "\(events.map(\.fields))")
+            #expect(events.filter { $0.routingKey == "job.completed" }.count == 2, "\(events.map(\.fields))")
+            let accepted = fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)
+            #expect(accepted.sorted() == [fine, refused].sorted())
+        }
+    }
 }
