@@ -31,7 +31,7 @@ let package = Package(
 
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
-            "CRabbitMQ",
+            "CRabbitMQ", "PushCore",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Redis", dependencies: [
@@ -39,7 +39,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "HTTP2", dependencies: [
-            "CNghttp2", "COpenSSL",
+            "CNghttp2", "COpenSSL", "PushCore",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
@@ -75,9 +75,9 @@ let package = Package(
         ], swiftSettings: strict),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
-        .testTarget(name: "AMQPTests", dependencies: ["AMQP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", .product(name: "Logging", package: "swift-log")],
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
             "Sandbox", "PushCore",

@@ -1,3 +1,4 @@
+import PushCore
 /// Executing queued commands on the live connection (owner thread only).
 extension ConnectionLoop {
     func perform(_ commands: [ClientCommand], on connection: AMQPConnection) throws(AMQPError) {

@@ -1,4 +1,5 @@
 import Logging
+import PushCore
 
 /// The body of the AMQP owner thread: connects, services the connection and reconnects.
 /// Everything here runs on that one thread, so nothing in it is shared or locked.

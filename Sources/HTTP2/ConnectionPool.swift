@@ -1,4 +1,5 @@
 import Logging
+import PushCore
 
 /// The I/O thread's world: the request queue, the connections and the poll loop. Everything
 /// here runs on that one thread, so nothing needs a lock.
@@ -17,7 +18,8 @@ final class ConnectionPool {
     /// Every live request in arrival order: deadlines are arrival + requestTimeout, so the
     /// front is always the next to expire.
     var deadlines = FIFOQueue<PendingRequest>()
-    var backoff = Backoff()
+    /// Between failed connection attempts: a down server gets no connect storm.
+    var backoff = Backoff(range: .milliseconds(100) ... .seconds(5))
     var connectNotBefore: ContinuousClock.Instant?
     var statistics = HTTP2ClientStatistics()
     var shuttingDown = false

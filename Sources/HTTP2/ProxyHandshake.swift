@@ -1,3 +1,4 @@
+import PushCore
 /// The HTTP/1.1 CONNECT exchange that opens a tunnel through an HTTP proxy before TLS.
 enum ProxyHandshake {
     enum Reply: Equatable {

@@ -90,7 +90,7 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         var request = self.incomplete.removeValue(forKey: streamID) ?? SandboxStreamRequest()
         if request.receive(frame.payload) {
             self.handle(request, streamID: streamID, context: context)
-        } else if !request.complete, request.headers != nil {
+        } else if request.headers != nil {
             self.incomplete[streamID] = request
         }
     }
@@ -185,12 +185,11 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
             if goAway { self.draining = true }
             if self.settings.logNotifications, status == 200 { Self.log(draft) }
             let answer = SandboxDelayedAnswers.Answer(
-                due: latency > .zero ? SandboxDelayedAnswers.due(after: .nanoseconds(latency.nanoseconds)) : .now(),
                 streamID: streamID, status: status, reason: reason,
                 apnsID: draft.apnsID, uniqueID: self.uuids.next(), goAway: goAway
             )
             if latency > .zero {
-                self.delayed.insert(answer)
+                self.delayed.insert(answer, due: SandboxDelayedAnswers.due(after: .nanoseconds(latency.nanoseconds)))
                 self.scheduleDelayTimer(context: context)
             } else {
                 self.write(answer, context: context)

@@ -7,7 +7,6 @@ import NIOHTTP2
 /// at most a millisecond longer.
 struct SandboxDelayedAnswers {
     struct Answer {
-        let due: NIODeadline
         let streamID: HTTP2StreamID
         let status: Int
         let reason: String?
@@ -16,7 +15,7 @@ struct SandboxDelayedAnswers {
         let goAway: Bool
     }
 
-    private var answers = CircularBuffer<Answer>(initialCapacity: 64)
+    private var answers = CircularBuffer<(due: NIODeadline, answer: Answer)>(initialCapacity: 64)
 
     var isEmpty: Bool { self.answers.isEmpty }
     var nextDue: NIODeadline? { self.answers.first?.due }
@@ -29,24 +28,24 @@ struct SandboxDelayedAnswers {
 
     /// Keeps due order. The latency only changes when a test or an operator sets it, so this is
     /// almost always an append.
-    mutating func insert(_ answer: Answer) {
+    mutating func insert(_ answer: Answer, due: NIODeadline) {
         // CircularBuffer's insert(at:) rebuilds the whole buffer, even at the end.
-        if self.answers.last.map({ $0.due <= answer.due }) ?? true {
-            self.answers.append(answer)
+        if self.answers.last.map({ $0.due <= due }) ?? true {
+            self.answers.append((due, answer))
             return
         }
         var index = self.answers.endIndex
         while index > self.answers.startIndex {
             let before = self.answers.index(before: index)
-            if self.answers[before].due <= answer.due { break }
+            if self.answers[before].due <= due { break }
             index = before
         }
-        self.answers.insert(answer, at: index)
+        self.answers.insert((due, answer), at: index)
     }
 
     /// Removes and returns the first answer if it is due by `now`.
     mutating func popDue(by now: NIODeadline) -> Answer? {
         guard let first = self.answers.first, first.due <= now else { return nil }
-        return self.answers.removeFirst()
+        return self.answers.removeFirst().answer
     }
 }

@@ -124,7 +124,7 @@ struct SandboxRequestValidator {
         guard bodyLength > 0 else { return reject(.payloadEmpty) }
         guard bodyLength <= pushType.maxPayloadBytes, let body else { return reject(.payloadTooLarge) }
         draft.payload = Array(body.readableBytesView)
-        guard body.withUnsafeReadableBytes(JSONObjectScanner.isObject) else {
+        guard Self.isJSONObject(draft.payload) else {
             draft.status = 400
             draft.reason = Self.badPayloadReason
             return outcome
@@ -133,6 +133,13 @@ struct SandboxRequestValidator {
     }
 
     /// Apple doesn't fix the length; real tokens are 32 bytes, newer ones up to 100.
+    /// APNs takes one JSON object as the payload; checked with the worker's own strict parser.
+    static func isJSONObject(_ bytes: [UInt8]) -> Bool {
+        var parser = JSONParser(bytes)
+        guard case .members? = try? parser.parseTopLevel() else { return false }
+        return true
+    }
+
     static func isValidDeviceToken(_ token: Substring) -> Bool {
         let count = token.utf8.count
         return count >= 64 && count <= 200 && count % 2 == 0 && token.utf8.allSatisfy(\.isHexDigit)

@@ -9,17 +9,15 @@ struct SandboxStreamRequest {
     private(set) var headers: HTTP2Frame.FramePayload.Headers?
     private(set) var body: ByteBuffer?
     private(set) var bodyLength = 0
-    /// Set once END_STREAM arrived and the request was handed on; later frames are ignored.
-    private(set) var complete = false
 
-    /// Adds one frame; true when it ended a request that has headers, which is then ready to answer.
+    /// Adds one frame; true when it ended a request that has headers, which is then ready to
+    /// answer (and no longer kept: the client sends nothing after END_STREAM).
     mutating func receive(_ payload: HTTP2Frame.FramePayload) -> Bool {
-        guard !self.complete else { return false }
         switch payload {
         case .headers(let headers):
             // A second HEADERS block would be trailers, which APNs requests don't have.
             if self.headers == nil { self.headers = headers }
-            return headers.endStream && self.finish()
+            return headers.endStream && self.headers != nil
         case .data(let data):
             if case .byteBuffer(var buffer) = data.data {
                 self.bodyLength += buffer.readableBytes
@@ -27,15 +25,9 @@ struct SandboxStreamRequest {
                     if self.body == nil { self.body = buffer } else { self.body!.writeBuffer(&buffer) }
                 }
             }
-            return data.endStream && self.finish()
+            return data.endStream && self.headers != nil
         default:
             return false
         }
-    }
-
-    private mutating func finish() -> Bool {
-        guard self.headers != nil else { return false }
-        self.complete = true
-        return true
     }
 }

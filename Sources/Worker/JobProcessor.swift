@@ -58,15 +58,15 @@ final class JobProcessor: Sendable {
         let log = JobLog(logger, job: job)
         let client = clients[job.app]!
         DeliveryRound.send(job, to: job.tokens, with: client, deliveredAt: started, latency: status.latency) { [self] results in
-            guard !results.contains(where: Self.asksForNewCredentials) else {
-                Task {
-                    var results = results
-                    await refreshCredentialsIfAsked(job, devices: job.tokens, results: &results, client: client, log: log)
-                    settle(delivery, settlement(job, job.tokens, results, now: now, started: started), log: log) { _ in settled() }
-                }
-                return
+            let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
+                settle(delivery, settlement(job, job.tokens, results, now: now, started: started), log: log) { _ in settled() }
             }
-            settle(delivery, settlement(job, job.tokens, results, now: now, started: started), log: log) { _ in settled() }
+            guard results.contains(where: Self.asksForNewCredentials) else { return finish(results) }
+            Task {
+                var results = results
+                await refreshCredentialsIfAsked(job, devices: job.tokens, results: &results, client: client, log: log)
+                finish(results)
+            }
         }
     }
 

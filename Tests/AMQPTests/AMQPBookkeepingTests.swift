@@ -110,12 +110,4 @@ import Testing
         for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
         #expect(outcome.withLock { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
     }
-
-    @Test func backoffGrowsCapsAndJitters() {
-        var backoff = Backoff(range: .milliseconds(200) ... .seconds(1))
-        let delays = (0..<5).map { _ in backoff.next(jitter: { $0.upperBound }) }
-        #expect(delays == [.milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
-        backoff.reset()
-        #expect(backoff.next(jitter: { $0.lowerBound }) == .milliseconds(100))
-    }
 }

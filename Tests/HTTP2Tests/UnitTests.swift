@@ -19,14 +19,6 @@ import Testing
             == .rejected(statusLine: "HTTP/1.0 407 Proxy Authentication Required"))
         #expect(ProxyHandshake.parse(Array("SSH-2.0-OpenSSH\r\n\r\n".utf8)) == .rejected(statusLine: "SSH-2.0-OpenSSH"))
     }
-
-    @Test func base64() {
-        #expect(Base64.encode("".utf8) == "")
-        #expect(Base64.encode("f".utf8) == "Zg==")
-        #expect(Base64.encode("fo".utf8) == "Zm8=")
-        #expect(Base64.encode("foo".utf8) == "Zm9v")
-        #expect(Base64.encode([0xFF, 0xFE, 0xFD, 0x00]) == "//79AA==")
-    }
 }
 
 @Suite struct RequestHeaderBlockTests {
@@ -74,15 +66,6 @@ import Testing
         #expect(queue.isEmpty)
         queue.prepend(7)
         #expect(queue.popFirst() == 7)
-    }
-
-    @Test func backoffDoublesToTheCapAndResets() {
-        var backoff = Backoff()
-        let delays = (0..<9).map { _ in backoff.next() }
-        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800),
-                           .milliseconds(1600), .milliseconds(3200), .seconds(5), .seconds(5), .seconds(5)])
-        backoff.reset()
-        #expect(backoff.next() == .milliseconds(100))
     }
 
     @Test func errorsSayWhetherTheRequestWasProcessed() {

@@ -96,6 +96,15 @@ struct Base64Tests {
         #expect(Base64.decode(bare) == Array(plain.utf8))
     }
 
+    @Test("standard padded encoding, as the proxy's Basic credentials use it")
+    func proxyCredentials() {
+        #expect(Base64.encode("".utf8) == "")
+        #expect(Base64.encode("f".utf8) == "Zg==")
+        #expect(Base64.encode("fo".utf8) == "Zm8=")
+        #expect(Base64.encode("foo".utf8) == "Zm9v")
+        #expect(Base64.encode([0xFF, 0xFE, 0xFD, 0x00]) == "//79AA==")
+    }
+
     @Test("the two alphabets differ only in 62 and 63")
     func alphabets() {
         let bytes: [UInt8] = [0xfb, 0xff, 0xbf, 0xfb, 0xf0]

@@ -1,14 +1,15 @@
-/// Capped exponential backoff with jitter for reconnects: attempt n waits a random time in
-/// [d/2, d] with d = min(upper, lower·2ⁿ), so many workers do not reconnect in lockstep.
-struct Backoff {
-    let range: ClosedRange<Duration>
-    private(set) var attempt = 0
+/// Capped exponential backoff with jitter for reconnects (RabbitMQ, APNs): attempt n waits a
+/// random time in [d/2, d] with d = min(upper, lower·2ⁿ), so many workers do not reconnect
+/// in lockstep.
+public struct Backoff: Sendable {
+    public let range: ClosedRange<Duration>
+    public private(set) var attempt = 0
 
-    init(range: ClosedRange<Duration>) {
+    public init(range: ClosedRange<Duration>) {
         self.range = range
     }
 
-    mutating func next(jitter: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Duration {
+    public mutating func next(jitter: (ClosedRange<Double>) -> Double = { Double.random(in: $0) }) -> Duration {
         let lower = Self.seconds(range.lowerBound)
         let upper = Self.seconds(range.upperBound)
         let exponent = Double(min(attempt, 62))
@@ -17,7 +18,7 @@ struct Backoff {
         return .nanoseconds(Int64(capped * jitter(0.5...1.0) * 1e9))
     }
 
-    mutating func reset() {
+    public mutating func reset() {
         attempt = 0
     }
 
@@ -27,7 +28,7 @@ struct Backoff {
         return result
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    public static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
