@@ -87,9 +87,12 @@ public final class AMQPClient: Sendable {
 
     /// Starts a consumer (basic.qos `prefetch` per consumer, manual acks). `handler` runs on the
     /// AMQP thread and must not block. The consumer is restarted after every reconnect until
-    /// `stopConsuming()` or a server-side cancel.
-    public func consume(queue: String, prefetch: UInt16, handler: @escaping @Sendable (AMQPDelivery) -> Void) {
-        enqueue(.consume(queue: queue, prefetch: prefetch, handler: handler))
+    /// `stopConsuming()` or a server-side cancel. A message whose body is larger than
+    /// `maxBodyBytes` is never read into memory: its delivery carries only the start of the body
+    /// and `discardedBodySize`.
+    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int = .max,
+                        handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+        enqueue(.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler))
     }
 
     /// Cancels all consumers (basic.cancel). Deliveries already handed out can still be acked/nacked.

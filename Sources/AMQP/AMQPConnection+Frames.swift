@@ -2,8 +2,10 @@ internal import CRabbitMQ
 
 /// A frame from the broker, already copied out of rabbitmq-c memory.
 enum InboundFrame {
+    /// `discardedBodySize`: the body was larger than the consumer's limit; `body` holds only its
+    /// start and the rest was read and thrown away.
     case deliver(channel: UInt16, consumerTag: String, deliveryTag: UInt64, redelivered: Bool,
-                 exchange: String, routingKey: String, properties: AMQPProperties, body: [UInt8])
+                 exchange: String, routingKey: String, properties: AMQPProperties, body: [UInt8], discardedBodySize: Int?)
     case publisherAck(channel: UInt16, deliveryTag: UInt64, multiple: Bool)
     case publisherNack(channel: UInt16, deliveryTag: UInt64, multiple: Bool)
     case returned(channel: UInt16, replyCode: UInt16, replyText: String, exchange: String, routingKey: String,
@@ -22,7 +24,8 @@ extension AMQPConnection {
     /// Reads one frame without waiting; nil when neither the library's buffers nor the socket
     /// have one. Also sends due heartbeats and detects missed ones (the library only does this
     /// inside calls like this one).
-    func readFrame() throws(AMQPError) -> InboundFrame? {
+    /// `bodyLimit` gives, per consumer tag, the largest delivery body to read into memory.
+    func readFrame(bodyLimit: (String) -> Int = { _ in .max }) throws(AMQPError) -> InboundFrame? {
         var frame = amqp_frame_t()
         var noWait = Self.timeval(.zero)
         let status = amqp_simple_wait_frame_noblock(state, &frame, &noWait)
@@ -46,10 +49,10 @@ extension AMQPConnection {
             let consumerTag = Self.string(deliver.consumer_tag)
             let exchange = Self.string(deliver.exchange)
             let routingKey = Self.string(deliver.routing_key)
-            let (properties, body) = try readContent(channel: channel)
+            let content = try readContent(channel: channel, bodyLimit: bodyLimit(consumerTag))
             return .deliver(channel: channel, consumerTag: consumerTag, deliveryTag: deliver.delivery_tag,
                             redelivered: deliver.redelivered != 0, exchange: exchange, routingKey: routingKey,
-                            properties: properties, body: body)
+                            properties: content.properties, body: content.body, discardedBodySize: content.discardedBodySize)
         case AMQP_BASIC_ACK_METHOD:
             let ack = decoded.assumingMemoryBound(to: amqp_basic_ack_t.self).pointee
             return .publisherAck(channel: channel, deliveryTag: ack.delivery_tag, multiple: ack.multiple != 0)
@@ -61,9 +64,10 @@ extension AMQPConnection {
             let replyText = Self.string(returned.reply_text)
             let exchange = Self.string(returned.exchange)
             let routingKey = Self.string(returned.routing_key)
-            let (properties, body) = try readContent(channel: channel)
+            // Only the size matters for matching the return: the body is not kept.
+            let content = try readContent(channel: channel, bodyLimit: 0)
             return .returned(channel: channel, replyCode: returned.reply_code, replyText: replyText, exchange: exchange,
-                             routingKey: routingKey, properties: properties, bodyCount: body.count)
+                             routingKey: routingKey, properties: content.properties, bodyCount: content.discardedBodySize ?? 0)
         case AMQP_BASIC_CANCEL_METHOD:
             let cancel = decoded.assumingMemoryBound(to: amqp_basic_cancel_t.self).pointee
             let consumerTag = Self.string(cancel.consumer_tag)
@@ -83,13 +87,62 @@ extension AMQPConnection {
         }
     }
 
-    /// Reads the header and body frames that follow basic.deliver / get-ok / return.
-    func readContent(channel: UInt16) throws(AMQPError) -> (AMQPProperties, [UInt8]) {
-        var message = amqp_message_t()
-        // amqp_read_message leaves a zeroed message on failure, which destroy accepts.
-        defer { amqp_destroy_message(&message) }
-        let reply = amqp_read_message(state, channel, &message, 0)
-        try check(reply, channel: channel, "reading message content")
-        return (Self.decode(properties: message.properties), Self.array(message.body))
+    /// How much of an over-limit body is kept, for the dead-letter copy and the rejection event.
+    static let keptPrefixOfDiscardedBody = 64 * 1024
+
+    /// Reads the content header and body frames that follow basic.deliver / get-ok / return.
+    /// The header announces the body's size: a body above `bodyLimit` is read frame by frame and
+    /// thrown away (only its first `keptPrefixOfDiscardedBody` bytes kept), so a huge message
+    /// never sits in memory. (rabbitmq-c's `amqp_read_message` would allocate it whole.)
+    func readContent(channel: UInt16, bodyLimit: Int) throws(AMQPError) -> (properties: AMQPProperties, body: [UInt8], discardedBodySize: Int?) {
+        var frame = amqp_frame_t()
+        try waitFrame(on: channel, &frame)
+        guard frame.frame_type == AMQP_FRAME_HEADER else {
+            isBroken = true
+            throw AMQPError(code: .library, message: "expected a content header on channel \(channel), got frame type \(frame.frame_type)")
+        }
+        let properties = Self.decode(properties: frame.payload.properties.decoded.assumingMemoryBound(to: amqp_basic_properties_t.self).pointee)
+        let size = Int(clamping: frame.payload.properties.body_size)
+        let discarding = size > bodyLimit
+        var body: [UInt8] = []
+        body.reserveCapacity(discarding ? min(size, Self.keptPrefixOfDiscardedBody) : size)
+        let keep = discarding ? min(size, Self.keptPrefixOfDiscardedBody) : size
+        var received = 0
+        while received < size {
+            try waitFrame(on: channel, &frame)
+            guard frame.frame_type == AMQP_FRAME_BODY else {
+                isBroken = true
+                throw AMQPError(code: .library, message: "expected a body frame on channel \(channel), got frame type \(frame.frame_type)")
+            }
+            let fragment = frame.payload.body_fragment
+            let wanted = max(0, min(fragment.len, keep - body.count))
+            if wanted > 0 {
+                body.append(contentsOf: UnsafeRawBufferPointer(start: fragment.bytes, count: wanted))
+            }
+            received += fragment.len
+            // The fragment is copied: free its frame now, so a discarded body costs one frame of memory.
+            if discarding { amqp_maybe_release_buffers_on_channel(state, channel) }
+        }
+        guard received == size else {
+            isBroken = true
+            throw AMQPError(code: .library, message: "body frames on channel \(channel) carried \(received) bytes; the header announced \(size)")
+        }
+        return (properties, body, discarding ? size : nil)
+    }
+
+    /// The next frame, which must be on `channel`: the broker writes a message's method, header and
+    /// body frames together, and rabbitmq-c queues frames it read early in arrival order, so a
+    /// frame of another channel here means the stream is out of step. (rabbitmq-c 0.11 does not
+    /// export its `amqp_simple_wait_frame_on_channel`.)
+    private func waitFrame(on channel: UInt16, _ frame: inout amqp_frame_t) throws(AMQPError) {
+        let status = amqp_simple_wait_frame(state, &frame)
+        guard status == AMQP_STATUS_OK.rawValue else {
+            isBroken = true
+            throw libraryError(status, "reading message content")
+        }
+        guard frame.channel == channel else {
+            isBroken = true
+            throw AMQPError(code: .library, message: "a frame of channel \(frame.channel) arrived inside a message on channel \(channel)")
+        }
     }
 }

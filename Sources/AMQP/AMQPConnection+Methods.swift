@@ -109,9 +109,9 @@ extension AMQPConnection {
         let redelivered = getOk.redelivered != 0
         let exchange = Self.string(getOk.exchange)
         let routingKey = Self.string(getOk.routing_key)
-        let (properties, body) = try readContent(channel: channel)
+        let content = try readContent(channel: channel, bodyLimit: .max)
         return AMQPDelivery(
-            tag: AMQPDeliveryTag(connectionGeneration: generation, value: tag), body: body, properties: properties,
+            tag: AMQPDeliveryTag(connectionGeneration: generation, value: tag), body: content.body, properties: content.properties,
             exchange: exchange, routingKey: routingKey, redelivered: redelivered)
     }
 }

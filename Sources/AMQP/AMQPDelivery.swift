@@ -21,13 +21,18 @@ public struct AMQPDelivery: Sendable {
     public let exchange: String
     public let routingKey: String
     public let redelivered: Bool
+    /// Set when the body was larger than the consumer's `maxBodyBytes`: its announced size.
+    /// `body` then holds only the first bytes (up to 64 KiB); the rest was never kept.
+    public let discardedBodySize: Int?
 
-    public init(tag: AMQPDeliveryTag, body: [UInt8], properties: AMQPProperties, exchange: String, routingKey: String, redelivered: Bool) {
+    public init(tag: AMQPDeliveryTag, body: [UInt8], properties: AMQPProperties, exchange: String, routingKey: String,
+                redelivered: Bool, discardedBodySize: Int? = nil) {
         self.tag = tag
         self.body = body
         self.properties = properties
         self.exchange = exchange
         self.routingKey = routingKey
         self.redelivered = redelivered
+        self.discardedBodySize = discardedBodySize
     }
 }

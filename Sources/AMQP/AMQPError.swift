@@ -18,6 +18,8 @@ public struct AMQPError: Error, Sendable, CustomStringConvertible {
         public static let nacked = Code("nacked")
         /// A mandatory publish matched no queue (basic.return).
         public static let unroutable = Code("unroutable")
+        /// A message could not be encoded (e.g. its properties do not fit in a frame); nothing was sent.
+        public static let unencodable = Code("unencodable")
         /// The operation did not finish in time.
         public static let timeout = Code("timeout")
         /// rabbitmq-c reported an error that fits none of the above.

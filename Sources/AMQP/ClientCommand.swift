@@ -3,7 +3,7 @@ enum ClientCommand: Sendable {
     case publish(PublishRequest)
     case ack(AMQPDeliveryTag, multiple: Bool)
     case nack(AMQPDeliveryTag, requeue: Bool, multiple: Bool)
-    case consume(queue: String, prefetch: UInt16, handler: @Sendable (AMQPDelivery) -> Void)
+    case consume(queue: String, prefetch: UInt16, maxBodyBytes: Int, handler: @Sendable (AMQPDelivery) -> Void)
     case stopConsuming
     case admin(AdminRequest, completion: @Sendable (Result<AdminResult, AMQPError>) -> Void)
 

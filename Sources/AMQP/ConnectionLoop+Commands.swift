@@ -17,10 +17,10 @@ extension ConnectionLoop {
             case .nack(let tag, let requeue, let multiple):
                 try flushAcks(on: connection)
                 try settle(tag, on: connection, multiple: multiple, requeue: requeue)
-            case .consume(let queue, let prefetch, let handler):
+            case .consume(let queue, let prefetch, let maxBodyBytes, let handler):
                 try flushAcks(on: connection)
                 try connection.flushFrames()
-                let tag = addConsumer(queue: queue, prefetch: prefetch, handler: handler)
+                let tag = addConsumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler)
                 do {
                     try startConsumer(tag, on: connection)
                 } catch {
@@ -121,9 +121,13 @@ extension ConnectionLoop {
                 channel: Self.publishChannel, exchange: request.exchange, routingKey: request.routingKey,
                 body: request.body, properties: request.properties, mandatory: request.mandatory)
         } catch {
-            request.completion(.failure(error))
-            if connection.isBroken { throw error }
-            return  // could not be encoded; nothing was written
+            if connection.isBroken {
+                request.completion(.failure(error))
+                throw error
+            }
+            // Could not be encoded; nothing was written.
+            request.completion(.failure(AMQPError(code: .unencodable, status: error.status, message: error.message)))
+            return
         }
         let returnKey = request.mandatory
             ? PublishConfirms.ReturnKey(exchange: request.exchange, routingKey: request.routingKey,
@@ -133,10 +137,10 @@ extension ConnectionLoop {
     }
 
     @discardableResult
-    func addConsumer(queue: String, prefetch: UInt16, handler: @escaping @Sendable (AMQPDelivery) -> Void) -> String {
+    func addConsumer(queue: String, prefetch: UInt16, maxBodyBytes: Int, handler: @escaping @Sendable (AMQPDelivery) -> Void) -> String {
         // Our own tags, stable across reconnects, so a delivery always finds its handler.
         let tag = "pushworker.\(consumerOrder.count + 1)"
-        consumers[tag] = Consumer(queue: queue, prefetch: prefetch, handler: handler, active: true)
+        consumers[tag] = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler, active: true)
         consumerOrder.append(tag)
         return tag
     }

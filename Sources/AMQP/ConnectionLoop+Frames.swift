@@ -3,7 +3,7 @@ extension ConnectionLoop {
     func handle(_ frame: InboundFrame, on connection: AMQPConnection) throws(AMQPError) {
         switch frame {
         case .deliver(let channel, let consumerTag, let deliveryTag, let redelivered, let exchange, let routingKey,
-                      let properties, let body):
+                      let properties, let body, let discardedBodySize):
             guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else {
                 logger.warning("AMQP delivery for an unknown consumer requeued", metadata: ["amqp.consumer": "\(consumerTag)"])
                 try connection.nack(channel: channel, deliveryTag: deliveryTag, multiple: false, requeue: true)
@@ -12,7 +12,8 @@ extension ConnectionLoop {
             unacked.insert(deliveryTag)
             consumer.handler(AMQPDelivery(
                 tag: AMQPDeliveryTag(connectionGeneration: generation, value: deliveryTag), body: body,
-                properties: properties, exchange: exchange, routingKey: routingKey, redelivered: redelivered))
+                properties: properties, exchange: exchange, routingKey: routingKey, redelivered: redelivered,
+                discardedBodySize: discardedBodySize))
 
         case .publisherAck(let channel, let deliveryTag, let multiple):
             guard channel == Self.publishChannel else { return }

@@ -19,6 +19,7 @@ final class ConnectionLoop {
     struct Consumer {
         let queue: String
         let prefetch: UInt16
+        let maxBodyBytes: Int
         let handler: @Sendable (AMQPDelivery) -> Void
         /// False after stopConsuming() or a server cancel: not restarted on reconnect, but its
         /// in-flight deliveries still reach the handler.
@@ -97,7 +98,7 @@ final class ConnectionLoop {
 
         var drained = false
         for _ in 0..<Self.framesPerIteration {
-            guard let frame = try connection.readFrame() else {
+            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.maxBodyBytes ?? .max }) else {
                 drained = true
                 break
             }
@@ -208,8 +209,8 @@ final class ConnectionLoop {
                 command.fail(with: error)
             case .ack(let tag, _), .nack(let tag, _, _):
                 logger.debug("AMQP ack dropped while disconnected", metadata: ["amqp.tag": "\(tag)"])
-            case .consume(let queue, let prefetch, let handler):
-                addConsumer(queue: queue, prefetch: prefetch, handler: handler)
+            case .consume(let queue, let prefetch, let maxBodyBytes, let handler):
+                addConsumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler)
             case .stopConsuming:
                 for tag in consumerOrder { consumers[tag]?.active = false }
             }

@@ -8,6 +8,10 @@ public enum DeliveryOutcome: Sendable, Hashable {
     case permanentFailure(reason: String)
     /// Worth trying again later (throttling, APNs trouble, a lost connection).
     case retryable(reason: String)
+    /// APNs never processed the request (no connection could be made, the stream was refused, or
+    /// it timed out before it was sent): an outage, not the device's fault. The device waits for
+    /// APNs without using up one of its attempts.
+    case unavailable(reason: String)
     /// The provider token is stale: mint a fresh JWT, then retry once.
     case refreshCredentials(reason: String)
     /// The credentials or configuration are wrong; the device is not to blame, the job must wait.

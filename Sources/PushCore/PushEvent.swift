@@ -2,8 +2,11 @@
 public enum PushEvent: Sendable, Hashable {
     case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?)
     case deliveryFailed(token: String, status: Int, reason: String, attempts: Int)
-    case jobRejected(error: String, field: String?)
+    /// `excerpt`: the start of the message, when the dead-letter copy could not keep it whole.
+    case jobRejected(error: String, field: String?, excerpt: String? = nil)
     case jobCompleted(JobCounts)
+    /// A group the job named has no members in Redis (the key does not exist, or the set is empty).
+    case groupMissing(group: String, key: String)
 
     public var routingKey: String {
         switch self {
@@ -11,6 +14,7 @@ public enum PushEvent: Sendable, Hashable {
         case .deliveryFailed: "delivery.failed"
         case .jobRejected: "job.rejected"
         case .jobCompleted: "job.completed"
+        case .groupMissing: "group.missing"
         }
     }
 
@@ -32,9 +36,13 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("status", status)
             writer.field("reason", reason)
             writer.field("attempts", attempts)
-        case let .jobRejected(error, field):
+        case let .jobRejected(error, field, excerpt):
             writer.field("error", error)
             writer.field("field", field)
+            if let excerpt { writer.field("excerpt", excerpt) }
+        case let .groupMissing(group, key):
+            writer.field("group", group)
+            writer.field("key", key)
         case let .jobCompleted(counts):
             writer.field("chunk", counts.chunk)
             writer.field("devices", counts.devices)
@@ -45,6 +53,7 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("chunks", counts.chunks)
             writer.field("attempt", counts.attempt)
             writer.field("duration_ms", counts.durationMilliseconds)
+            if !counts.groupsMissing.isEmpty { writer.field("groups_missing", strings: counts.groupsMissing) }
         }
         return writer.finish()
     }
@@ -62,6 +71,8 @@ public struct JobCounts: Sendable, Hashable {
     public var chunk: Int?
     public var attempt = 1
     public var durationMilliseconds = 0
+    /// Groups the job named that had no members (written only when there are some).
+    public var groupsMissing: [String] = []
 
     public init() {}
 }

@@ -2,81 +2,90 @@ import AMQP
 import Logging
 import Synchronization
 
-/// Stops consuming when APNs refuses an app's credentials (so a bad key cannot burn through the
-/// queue: the jobs stay there), and tries again every `credentialsRetryInterval`.
+/// Starts and stops consumption of the job queue for the reasons in `ConsumptionState`: refused
+/// credentials, results that cannot be published, APNs or Redis trouble. While paused, jobs stay
+/// in the queue instead of being burnt through. Timed resumes run as `DelayedWork`.
 final class ConsumptionGate: Sendable {
     private let amqp: AMQPClient
     private let status: WorkerStatus
     private let configuration: WorkerConfiguration
     private let logger: Logger
     private let handler: @Sendable (AMQPDelivery) -> Void
-    private let state = Mutex<(paused: Bool, stopped: Bool, resume: Task<Void, Never>?)>((false, false, nil))
+    private let state = Mutex(ConsumptionState())
+    private let delayed: DelayedWork
 
-    init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, logger: Logger,
-         handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+    init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork,
+         logger: Logger, handler: @escaping @Sendable (AMQPDelivery) -> Void) {
         self.amqp = amqp
         self.status = status
         self.configuration = configuration
         self.logger = logger
         self.handler = handler
+        self.delayed = delayed
     }
 
-    func open() {
-        amqp.consume(queue: configuration.jobQueue, prefetch: configuration.prefetch, handler: handler)
+    var isConsuming: Bool { state.withLock { $0.isConsuming } }
+
+    func open() { apply(state.withLock { $0.open() }) }
+
+    /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
+    func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
+        let action = state.withLock { $0.pause(reason) }
+        if action == .stopConsuming {
+            logger.warning("consumption paused: jobs stay in the queue", metadata: [LogKeys.pause: "\(reason)"])
+        }
+        apply(action)
+        if let delay { delayed.schedule(after: delay) { [self] in resume(reason) } }
+    }
+
+    func resume(_ reason: ConsumptionState.PauseReason) {
+        if case .credentials = reason { status.clearCredentialProblems() }
+        let action = state.withLock { $0.resume(reason) }
+        if action == .startConsuming {
+            logger.notice("consumption resumes", metadata: [LogKeys.pause: "\(reason)"])
+        }
+        apply(action)
     }
 
     func credentialsFailed(app: String, reason: String) {
-        let isNews = status.credentialsFailed(app: app, reason: reason)
-        let shouldPause = state.withLock { state in
-            guard !state.paused, !state.stopped else { return false }
-            state.paused = true
-            return true
+        if status.credentialsFailed(app: app, reason: reason) {
+            logger.error("APNs refused the credentials of app \(app) (\(reason)). Consumption is paused: jobs stay in the queue. Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.apnsReason: "\(reason)"])
         }
-        if isNews {
-            logger.error("APNs refused the credentials of app \(app) (\(reason)). Consumption is paused: jobs stay in the queue. Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: ["push.app": "\(app)", "apns.reason": "\(reason)"])
-        }
-        guard shouldPause else { return }
-        amqp.stopConsuming()
-        let interval = configuration.credentialsRetryInterval
-        let task = Task { [self] in
-            try? await Task.sleep(for: interval)
-            guard !Task.isCancelled else { return }
-            let resume = state.withLock { state in
-                guard !state.stopped else { return false }
-                state.paused = false
-                state.resume = nil
-                return true
-            }
-            guard resume else { return }
-            logger.notice("trying the credentials again: consuming resumes")
-            status.clearCredentialProblems()
-            open()
-        }
-        state.withLock { $0.resume = task }
+        pause(.credentials(app: app), resumeAfter: configuration.credentialsRetryInterval)
     }
 
     /// The broker cancelled our consumer (its queue was deleted, or a node failed): declare the
-    /// topology again and consume, unless paused or stopped.
+    /// topology again and consume, unless paused or stopped. Until that works the worker is not
+    /// ready (`/healthz`), and it keeps trying.
     func consumerCancelled() {
-        let shouldReopen = state.withLock { !$0.paused && !$0.stopped }
-        guard shouldReopen else { return }
-        Task { [self] in
-            try? await Task.sleep(for: .seconds(1))
-            do {
-                try await amqp.declare(configuration.topology)
-            } catch {
-                logger.error("could not declare the topology again", metadata: ["error": "\(error)"])
-            }
-            if state.withLock({ !$0.paused && !$0.stopped }) { open() }
+        status.setConsumerProblem("RabbitMQ cancelled the consumer of \(configuration.jobQueue)")
+        delayed.schedule(after: .seconds(1)) { [self] in await redeclareAndConsume() }
+    }
+
+    private func redeclareAndConsume() async {
+        do {
+            try await amqp.declare(configuration.topology)
+            status.setConsumerProblem(nil)
+            apply(state.withLock { $0.consumerLost() })
+        } catch {
+            logger.error("could not declare the topology again; retrying", metadata: [LogKeys.error: "\(error)"])
+            delayed.schedule(after: .seconds(5)) { [self] in await redeclareAndConsume() }
         }
     }
 
     func close() {
-        let task = state.withLock { state in
-            state.stopped = true
-            return state.resume
+        apply(state.withLock { $0.stop() })
+    }
+
+    private func apply(_ action: ConsumptionState.Action) {
+        status.setPauses(state.withLock { $0.pauses.map(\.description).sorted() })
+        switch action {
+        case .none: break
+        case .startConsuming:
+            amqp.consume(queue: configuration.jobQueue, prefetch: configuration.prefetch,
+                         maxBodyBytes: configuration.maxMessageBytes, handler: handler)
+        case .stopConsuming:
+            amqp.stopConsuming()
         }
-        task?.cancel()
-        amqp.stopConsuming()
     }
 }

@@ -21,11 +21,14 @@ struct GroupExpander: Sendable {
     /// - Parameters:
     ///   - emit: receives batches of at most `batchSize` new devices, in order.
     ///   - malformed: group members that are not device tokens (reported, never sent).
+    /// - Returns: the groups that had no members (no such key, or an empty set).
     func expand(_ job: PushJob, batchSize: Int,
                 malformed: (Malformed) async throws -> Void,
-                emit: ([DeviceToken]) async throws -> Void) async throws {
+                emit: ([DeviceToken]) async throws -> Void) async throws -> [String] {
+        let sizes = try await groupSizes(job)
         var seen = DeviceSet()
-        seen.reserveCapacity(job.tokens.count + (await groupSizes(job)))
+        // Capped so that a huge or hostile number cannot reserve memory the scan would never fill.
+        seen.reserveCapacity(min(job.tokens.count + sizes.reduce(0, +), Self.maxReservedDevices))
         var batch = [DeviceToken]()
         batch.reserveCapacity(batchSize)
         func add(_ token: DeviceToken) async throws {
@@ -37,8 +40,13 @@ struct GroupExpander: Sendable {
             }
         }
         for token in job.tokens { try await add(token) }
-        for group in job.groups {
+        var missing: [String] = []
+        for (group, size) in zip(job.groups, sizes) {
             let key = configuration.groupKey(app: job.app, group: group)
+            guard size > 0 else {
+                missing.append(group)
+                continue
+            }
             var cursor = "0"
             repeat {
                 let page = try await scanPage(key: key, cursor: cursor)
@@ -53,17 +61,21 @@ struct GroupExpander: Sendable {
             } while cursor != "0"
         }
         if !batch.isEmpty { try await emit(batch) }
+        return missing
     }
 
-    /// The groups' sizes now (they may change while scanning; this is only a capacity hint), capped
-    /// so a huge or hostile number cannot reserve memory the scan would never fill.
-    private func groupSizes(_ job: PushJob) async -> Int {
-        var total = 0
+    /// A million devices' keys (~70 MB): larger fan-outs grow the set as they go.
+    static let maxReservedDevices = 1_000_000
+
+    /// The groups' sizes now (SCARD: 0 for a key that does not exist). They may change while
+    /// scanning: a group that is empty here is reported missing, a size is only a capacity hint.
+    private func groupSizes(_ job: PushJob) async throws(RedisError) -> [Int] {
+        var sizes: [Int] = []
+        sizes.reserveCapacity(job.groups.count)
         for group in job.groups {
-            let key = configuration.groupKey(app: job.app, group: group)
-            if let size = try? await redis.setCardinality(key: key) { total += size }
+            sizes.append(try await redis.setCardinality(key: configuration.groupKey(app: job.app, group: group)))
         }
-        return min(total, 20_000_000)
+        return sizes
     }
 
     private func scanPage(key: String, cursor: String) async throws(RedisError) -> (cursor: String, members: [String]) {
@@ -73,7 +85,7 @@ struct GroupExpander: Sendable {
                 return try await redis.scanSetPage(key: key, cursor: cursor, count: 1000)
             } catch where error.code == .connection && attempt < retryDelays.count {
                 logger.warning("Redis unavailable while expanding a group; retrying", metadata: [
-                    "redis.key": "\(key)", "error": "\(error.message)", "retry.in": "\(retryDelays[attempt])",
+                    LogKeys.redisKey: "\(key)", LogKeys.error: "\(error.message)", LogKeys.retryIn: "\(retryDelays[attempt])",
                 ])
                 try? await Task.sleep(for: retryDelays[attempt])
                 attempt += 1

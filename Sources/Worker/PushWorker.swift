@@ -18,6 +18,7 @@ public final class PushWorker: Service, Sendable {
     private let clients: [String: APNsClient]
     private let gate: ConsumptionGate
     private let jobs = JobsInFlight()
+    private let delayed = DelayedWork()
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
         HeapReturn.tuneAllocator()
@@ -51,13 +52,14 @@ public final class PushWorker: Service, Sendable {
         }
         let jobs = self.jobs
         let heapReturn = HeapReturn()
-        self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, logger: logger) { delivery in
+        self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger) { delivery in
             guard let processor = processorBox.value, jobs.start() else { return }
             processor.start(delivery) { heapReturn.jobFinished(stillInFlight: jobs.finish()) }
         }
         gateBox.value = gate
+        let results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
         processorBox.value = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
-                                          status: status, gate: gate, logger: logger)
+                                          status: status, gate: gate, results: results, logger: logger)
     }
 
     public func run() async throws {
@@ -68,7 +70,12 @@ public final class PushWorker: Service, Sendable {
             "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
         ])
         await withGracefulShutdownHandler {
-            await jobs.drained()
+            await withDiscardingTaskGroup { group in
+                // Timed resumes and further tries at publishing results; ends after close().
+                group.addTask { await self.delayed.run() }
+                await jobs.drained()
+                delayed.close()
+            }
         } onGracefulShutdown: { [self] in
             stop()
         }
@@ -88,6 +95,8 @@ public final class PushWorker: Service, Sendable {
         logger.info("stopping: no new jobs; finishing the ones in flight")
         gate.close()
         jobs.close()
+        // Work waiting for a timer runs now (its last chance); new work is refused.
+        delayed.close()
         let timeout = configuration.shutdownTimeout
         Task { [self] in
             try? await Task.sleep(for: timeout)

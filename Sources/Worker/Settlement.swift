@@ -9,11 +9,20 @@ struct Settlement: Sendable {
     var retryTokens: [DeviceToken] = []
     var heldTokens: [DeviceToken] = []
     var credentialsReason: String?
+    /// Set when APNs could not be reached for some devices (they are held, attempts untouched).
+    var unavailableReason: String?
+    /// Groups the job named that do not exist in Redis (or are empty).
+    var missingGroups: [String] = []
 
     init(job: PushJob, now: UnixTime) {
         self.job = job
         counts.chunk = job.chunk
         counts.attempt = job.attempts + 1
+    }
+
+    /// Every device's answer, in order (the one tally of both job paths).
+    mutating func record(_ devices: [DeviceToken], _ results: [APNsResult], retry: RetryPolicy) {
+        for (device, result) in zip(devices, results) { record(device, result, retry: retry) }
     }
 
     mutating func record(_ device: DeviceToken, _ result: APNsResult, retry: RetryPolicy) {
@@ -25,6 +34,10 @@ struct Settlement: Sendable {
             events.append(.tokenInvalid(token: device.hex, reason: reason, status: result.status, timestamp: result.timestamp))
         case let .permanentFailure(reason):
             fail(device, status: result.status, reason: reason)
+        case let .unavailable(reason):
+            // Not the device's fault: it waits for APNs, without using up an attempt.
+            heldTokens.append(device)
+            unavailableReason = reason
         case let .retryable(reason):
             if retry.delayQueue(afterAttempts: job.attempts + 1) != nil {
                 counts.retried += 1

@@ -1,10 +1,21 @@
 import PushCore
 
 extension WorkerStatus {
-    /// Healthy means: connected to RabbitMQ, and no app's credentials are being refused.
-    public var isHealthy: Bool {
+    /// Healthy means: connected to RabbitMQ, consuming, results confirmed, and no app's
+    /// credentials are being refused.
+    public var isHealthy: Bool { problem == nil }
+
+    /// What makes the worker unhealthy, in words (`/healthz` answers it with 503); nil when healthy.
+    public var problem: String? {
         let snapshot = self.snapshot
-        return snapshot.amqpConnected && snapshot.credentialProblems.isEmpty
+        if !snapshot.amqpConnected { return "not connected to RabbitMQ" }
+        if let (app, reason) = snapshot.credentialProblems.min(by: { $0.key < $1.key }) {
+            return "APNs refused the credentials of app \(app): \(reason)"
+        }
+        if let results = snapshot.resultsProblem { return results }
+        if let consumer = snapshot.consumerProblem { return consumer }
+        if let pause = snapshot.pauses.first { return "consumption paused: \(pause)" }
+        return nil
     }
 
     /// The status document served on `--status-port` (`GET /status`) and written to `--stats-file`.
@@ -18,7 +29,10 @@ extension WorkerStatus {
         var problems = JSONWriter()
         for (app, reason) in snapshot.credentialProblems.sorted(by: { $0.key < $1.key }) { problems.field(app, reason) }
         writer.field("credential_problems", rawJSON: problems.finish())
-        writer.rawField("consuming", snapshot.credentialProblems.isEmpty ? "true" : "false")
+        writer.field("results_problem", snapshot.resultsProblem)
+        writer.field("consumer_problem", snapshot.consumerProblem)
+        writer.rawField("consuming", snapshot.pauses.isEmpty && snapshot.consumerProblem == nil ? "true" : "false")
+        writer.field("paused_for", strings: snapshot.pauses)
         writer.field("jobs", snapshot.jobs)
         writer.field("rejected", snapshot.rejected)
         writer.field("sent", snapshot.sent)

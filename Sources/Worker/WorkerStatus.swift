@@ -15,6 +15,12 @@ public final class WorkerStatus: Sendable {
         public var credentialProblems: [String: String] = [:]
         public var redisProblem: String?
         public var amqpConnected = false
+        /// Why results (events, retry jobs) could not be published, while that lasts.
+        public var resultsProblem: String?
+        /// The consumer was cancelled by the broker and is not back yet.
+        public var consumerProblem: String?
+        /// Why consumption is paused (empty while jobs are taken).
+        public var pauses: [String] = []
     }
 
     private let state = Mutex(Snapshot())
@@ -51,4 +57,7 @@ public final class WorkerStatus: Sendable {
     func noteRedisFailure(_ text: String) { state.withLock { $0.redisProblem = text } }
     func noteRedisHealthy() { state.withLock { $0.redisProblem = nil } }
     func setAMQPConnected(_ connected: Bool) { state.withLock { $0.amqpConnected = connected } }
+    func setResultsProblem(_ text: String?) { state.withLock { $0.resultsProblem = text } }
+    func setConsumerProblem(_ text: String?) { state.withLock { $0.consumerProblem = text } }
+    func setPauses(_ pauses: [String]) { state.withLock { $0.pauses = pauses } }
 }

@@ -1,0 +1,69 @@
+/// Whether the worker takes jobs, as a value: every pause has a reason, consumption runs only
+/// while there is none, and each change returns the one action the owner performs outside its
+/// lock (hummingbird's state machines do the same).
+struct ConsumptionState: Sendable, Equatable {
+    /// Why the worker stopped taking jobs. Several can hold at once; each is lifted on its own.
+    enum PauseReason: Hashable, Sendable, CustomStringConvertible {
+        /// APNs refused an app's credentials (or the configuration they imply).
+        case credentials(app: String)
+        /// Events or retry jobs of settled jobs are not confirmed by the broker.
+        case resultsUnpublishable
+        /// APNs could not be reached: jobs would only be held back again.
+        case apnsUnavailable(app: String)
+        /// Redis answered in a way that means its configuration is wrong (NOAUTH, WRONGTYPE).
+        case redisConfiguration
+        /// The bodies of the jobs held in memory passed the cap.
+        case memory
+
+        var description: String {
+            switch self {
+            case let .credentials(app): "APNs refused the credentials of app \(app)"
+            case .resultsUnpublishable: "results cannot be published"
+            case let .apnsUnavailable(app): "APNs unreachable for app \(app)"
+            case .redisConfiguration: "Redis configuration problem"
+            case .memory: "job bodies in memory above the cap"
+            }
+        }
+    }
+
+    enum Action: Equatable, Sendable {
+        case none
+        case startConsuming
+        case stopConsuming
+    }
+
+    private(set) var pauses: Set<PauseReason> = []
+    private(set) var opened = false
+    private(set) var stopped = false
+
+    var isConsuming: Bool { opened && !stopped && pauses.isEmpty }
+
+    /// The first start (`PushWorker.run`).
+    mutating func open() -> Action {
+        guard !opened, !stopped else { return .none }
+        opened = true
+        return pauses.isEmpty ? .startConsuming : .none
+    }
+
+    mutating func pause(_ reason: PauseReason) -> Action {
+        let wasConsuming = isConsuming
+        pauses.insert(reason)
+        return wasConsuming ? .stopConsuming : .none
+    }
+
+    mutating func resume(_ reason: PauseReason) -> Action {
+        guard pauses.remove(reason) != nil else { return .none }
+        return isConsuming ? .startConsuming : .none
+    }
+
+    /// The broker cancelled our consumer: consume again only if nothing else holds us back.
+    mutating func consumerLost() -> Action {
+        isConsuming ? .startConsuming : .none
+    }
+
+    mutating func stop() -> Action {
+        guard !stopped else { return .none }
+        stopped = true
+        return .stopConsuming
+    }
+}

@@ -1,0 +1,142 @@
+import AMQP
+import Logging
+import PushCore
+
+/// The end of every job: publish what it owes the broker, then ack. Nothing here sends a
+/// notification again: once APNs has answered, only publishing is retried (ResultPublisher).
+extension JobProcessor {
+    /// Returns whether the job was acked (false: the worker shut down first; it stays unacked).
+    @discardableResult
+    func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog) async -> Bool {
+        await withCheckedContinuation { continuation in
+            settle(delivery, settlement, log: log) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Publishes the job's events (and retry or held jobs); once the broker confirmed them all,
+    /// acks the delivery and calls `done(true)`.
+    func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog, done: @escaping @Sendable (Bool) -> Void) {
+        let job = settlement.job
+        if let reason = settlement.credentialsReason {
+            // Stop taking jobs at once: every further one would fail the same way.
+            gate.credentialsFailed(app: job.app, reason: reason)
+        }
+        if let reason = settlement.unavailableReason {
+            log.logger.warning("APNs unreachable; the devices wait in the job queue without using an attempt", metadata: [
+                LogKeys.devices: "\(settlement.heldTokens.count)", LogKeys.error: "\(reason)",
+            ])
+            gate.pause(.apnsUnavailable(app: job.app), resumeAfter: Self.apnsUnavailablePause)
+        }
+        let time = UnixTime.now()
+        var messages: [ResultPublisher.Message] = []
+        messages.reserveCapacity(settlement.events.count + 3)
+        for event in settlement.events {
+            messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
+                                  body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        }
+        if !settlement.retryTokens.isEmpty, let queue = configuration.retry.delayQueue(afterAttempts: job.attempts + 1) {
+            let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
+            messages.append(.init(exchange: "", routingKey: queue.name, body: retry.encoded(),
+                                  properties: Self.jobProperties(id: job.id), mandatory: true))
+        }
+        if !settlement.heldTokens.isEmpty {
+            // Not the devices' fault: they wait in the job queue, attempts untouched, while the
+            // worker stops consuming until the credentials work or APNs is back.
+            let held = job.derived(tokens: settlement.heldTokens, attempts: job.attempts, chunk: job.chunk)
+            messages.append(.init(exchange: "", routingKey: configuration.jobQueue, body: held.encoded(),
+                                  properties: Self.jobProperties(id: job.id), mandatory: true))
+        }
+        let completed = PushEvent.jobCompleted(settlement.counts)
+        messages.append(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
+                              body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        let counts = settlement.counts
+        results.publish(messages, logger: log.logger) { [self] published in
+            // Not published only when shutting down: left unacked, the job is redelivered.
+            guard published else { return done(false) }
+            amqp.ack(delivery.tag)
+            status.recordJob(counts)
+            if logsSettledJobs {
+                log.logger.debug("job settled", metadata: [
+                    "push.sent": "\(counts.sent)", "push.failed": "\(counts.failed)",
+                    "push.invalid": "\(counts.invalid)", "push.retried": "\(counts.retried)",
+                ])
+            }
+            done(true)
+        }
+    }
+
+    /// How long consumption pauses when APNs cannot be reached; short, so a worker is sending
+    /// again within seconds of APNs' return.
+    static let apnsUnavailablePause: Duration = .seconds(2)
+
+    /// An invalid job goes to the dead queue with a `job.rejected` event, and is acked: it is never
+    /// retried, and nothing about it can make it loop. The copy's properties are rebuilt so it
+    /// always fits; if the broker refuses it anyway, a copy with minimal properties goes instead.
+    func reject(_ delivery: AMQPDelivery, _ rejection: JobRejection, now: UnixTime) async {
+        logger.warning("job rejected", metadata: [
+            "push.rejection": "\(DeadLetterCopy.truncated(rejection.description, toBytes: DeadLetterCopy.maxErrorBytes))",
+            LogKeys.messageID: "\(DeadLetterCopy.truncated(delivery.properties.messageID ?? "-", toBytes: 64))",
+        ])
+        let copy = ResultPublisher.Message(
+            exchange: "", routingKey: configuration.deadQueue, body: delivery.body,
+            properties: DeadLetterCopy.properties(of: delivery, rejection: rejection, now: now), mandatory: true,
+            fallback: DeadLetterCopy.minimalProperties(rejection: rejection, now: now))
+        let excerpt = delivery.discardedBodySize != nil ? DeadLetterCopy.excerpt(of: delivery.body) : nil
+        let event = PushEvent.jobRejected(error: DeadLetterCopy.truncated(rejection.description, toBytes: DeadLetterCopy.maxErrorBytes),
+                                          field: rejection.field.map { DeadLetterCopy.truncated($0, toBytes: DeadLetterCopy.maxFieldBytes) },
+                                          excerpt: excerpt)
+        let eventMessage = ResultPublisher.Message(
+            exchange: configuration.resultsExchange, routingKey: event.routingKey,
+            body: event.body(jobID: Self.bestEffortID(delivery), app: nil, time: now), properties: Self.eventProperties)
+        guard await results.publish([copy, eventMessage], logger: logger) else { return }
+        amqp.ack(delivery.tag)
+        status.recordRejection()
+    }
+
+    /// Redis is unreachable: the job waits in a delay queue (growing delays, never dead-lettered
+    /// for an outage) instead of being requeued at full speed. Its body is kept byte for byte.
+    func defer_(_ delivery: AMQPDelivery, log: JobLog) async {
+        let deferrals = Self.deferrals(of: delivery)
+        let queues = configuration.retry.queueNames
+        guard let queue = queues.isEmpty ? nil : queues[min(deferrals, queues.count - 1)].name else {
+            // No delay queues configured: hold the slot a moment so the requeue is not a tight loop.
+            try? await Task.sleep(for: .seconds(1))
+            amqp.nack(delivery.tag, requeue: true)
+            return
+        }
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.expiration = nil
+        properties.headers[Self.deferralsHeader] = .int(Int64(deferrals + 1))
+        let message = ResultPublisher.Message(exchange: "", routingKey: queue, body: delivery.body,
+                                              properties: properties, mandatory: true)
+        guard await results.publish([message], logger: log.logger) else { return }
+        amqp.ack(delivery.tag)
+    }
+
+    static let deferralsHeader = "x-pushworker-deferrals"
+
+    static func deferrals(of delivery: AMQPDelivery) -> Int {
+        if case .int(let count) = delivery.properties.headers[deferralsHeader] { return max(0, Int(clamping: count)) }
+        return 0
+    }
+
+    /// A rejected message may still carry a usable id; events should echo it.
+    static func bestEffortID(_ delivery: AMQPDelivery) -> String? {
+        // Bodies within the limit only (the size was checked before this is called).
+        if delivery.discardedBodySize == nil, case .object(let members)? = try? JSONValue.parse(delivery.body),
+           case .string(let id)? = members["id"], id.utf8.count <= JobParser.maxIDLength, !id.contains(where: \.isNewline) {
+            return id
+        }
+        guard let id = delivery.properties.messageID, id.utf8.count <= JobParser.maxIDLength,
+              !id.unicodeScalars.contains("\u{FFFD}") else { return nil }
+        return id
+    }
+
+    static let eventProperties: AMQPProperties = {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.persistent = true
+        return properties
+    }()
+}

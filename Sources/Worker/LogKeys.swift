@@ -1,0 +1,17 @@
+/// Metadata keys of the worker's log lines, in one place (dotted, prefixed by what they describe).
+enum LogKeys {
+    static let error = "push.error"
+    static let app = "push.app"
+    static let jobID = "push.job.id"
+    static let group = "push.group"
+    static let devices = "push.devices"
+    static let pause = "push.pause"
+    static let attempt = "push.publish.attempt"
+    static let retryIn = "push.retry_in"
+    static let unconfirmed = "push.publish.unconfirmed"
+    static let destination = "amqp.destination"
+    static let messageID = "amqp.message_id"
+    static let queue = "amqp.queue"
+    static let apnsReason = "apns.reason"
+    static let redisKey = "redis.key"
+}

@@ -1,0 +1,199 @@
+import AMQP
+import Logging
+import PushCore
+import Synchronization
+
+/// Publishes what a settled job owes the broker (its events, retry and held jobs, a dead-letter
+/// copy) until the broker has confirmed every message, and only then reports success, so the job
+/// is acked only after that (DESIGN.md "Delivery rules").
+///
+/// The devices' outcomes are known by the time this runs, so a publish that fails (a subscriber's
+/// full queue nacks it, the exchange was deleted, a mandatory copy came back unroutable, the
+/// connection dropped) is tried again with backoff, alone: the notifications are never sent
+/// again. While any job's results fail, consumption pauses and `/status` names the problem.
+/// Gives up (`false`, the delivery stays unacked for redelivery) only when the worker shuts down.
+final class ResultPublisher: Sendable {
+    struct Message: Sendable {
+        var exchange: String
+        var routingKey: String
+        var body: [UInt8]
+        var properties: AMQPProperties
+        /// Copies of jobs must reach a queue: an unroutable one comes back as a failure.
+        var mandatory = false
+        /// Runs (on the AMQP thread) once the broker confirmed this message.
+        var confirmed: (@Sendable () -> Void)?
+        /// Properties to try instead if these cannot be encoded at all (a dead-letter copy of a
+        /// hostile message); without them such a message is dropped with an error logged.
+        var fallback: AMQPProperties?
+
+        var destination: String { exchange.isEmpty ? "queue \(routingKey)" : "exchange \(exchange) (\(routingKey))" }
+    }
+
+    /// The wait before another try: 1 s doubling to 30 s (with jitter, so workers do not retry in step).
+    static let retryDelays: ClosedRange<Duration> = .seconds(1)...(.seconds(30))
+
+    private let amqp: AMQPClient
+    private let gate: ConsumptionGate
+    private let status: WorkerStatus
+    private let delayed: DelayedWork
+    private let topology: [AMQPDeclaration]
+    /// Jobs whose last try failed; consumption is paused while any is.
+    private let failingJobs = Mutex(0)
+
+    init(amqp: AMQPClient, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
+        self.amqp = amqp
+        self.gate = gate
+        self.status = status
+        self.delayed = delayed
+        self.topology = topology
+    }
+
+    /// `done(true)` once every message is confirmed (on the AMQP thread, or here when there is
+    /// nothing to publish); `done(false)` when the worker shut down first.
+    func publish(_ messages: [Message], logger: Logger, done: @escaping @Sendable (Bool) -> Void) {
+        Round(publisher: self, messages: messages, logger: logger, done: done).start()
+    }
+
+    func publish(_ messages: [Message], logger: Logger) async -> Bool {
+        await withCheckedContinuation { continuation in
+            publish(messages, logger: logger) { continuation.resume(returning: $0) }
+        }
+    }
+
+    fileprivate func started(failing: Bool) {
+        guard failing else { return }
+        let first = failingJobs.withLock { count in
+            count += 1
+            return count == 1
+        }
+        if first { gate.pause(.resultsUnpublishable) }
+    }
+
+    fileprivate func recovered() {
+        let last = failingJobs.withLock { count in
+            count -= 1
+            return count == 0
+        }
+        if last {
+            status.setResultsProblem(nil)
+            gate.resume(.resultsUnpublishable)
+        }
+    }
+
+    fileprivate func scheduleRetry(after delay: Duration, redeclare: Bool, _ retry: @escaping @Sendable () -> Void) -> Bool {
+        delayed.schedule(after: delay) { [amqp, topology] in
+            // A deleted exchange or delay queue is declared again before the messages go back to it.
+            if redeclare { try? await amqp.declare(topology) }
+            retry()
+        }
+    }
+
+    fileprivate func send(_ message: Message, completion: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
+        amqp.publish(exchange: message.exchange, routingKey: message.routingKey, body: message.body,
+                     properties: message.properties, mandatory: message.mandatory, completion: completion)
+    }
+
+    fileprivate func noteFailure(_ text: String) { status.setResultsProblem(text) }
+}
+
+/// One job's messages across tries: each try publishes only what is still unconfirmed.
+private final class Round: Sendable {
+    private struct State {
+        var pending: [ResultPublisher.Message]
+        var outstanding = 0
+        var failed: [(ResultPublisher.Message, AMQPError)] = []
+        var tries = 0
+        var backoff = Backoff(range: ResultPublisher.retryDelays)
+        var failing = false
+    }
+
+    private let publisher: ResultPublisher
+    private let logger: Logger
+    private let done: @Sendable (Bool) -> Void
+    private let state: Mutex<State>
+
+    init(publisher: ResultPublisher, messages: [ResultPublisher.Message], logger: Logger, done: @escaping @Sendable (Bool) -> Void) {
+        self.publisher = publisher
+        self.logger = logger
+        self.done = done
+        self.state = Mutex(State(pending: messages))
+    }
+
+    func start() {
+        let messages: [ResultPublisher.Message] = state.withLock { state in
+            defer { state.pending = [] }
+            state.outstanding = state.pending.count
+            state.failed = []
+            state.tries += 1
+            return state.pending
+        }
+        guard !messages.isEmpty else { return finish() }
+        for message in messages {
+            publisher.send(message) { [self] result in
+                if case .success = result { message.confirmed?() }
+                let last: Bool = state.withLock { state in
+                    if case .failure(let error) = result {
+                        if error.code == .unencodable {
+                            // Trying the same bytes again cannot help.
+                            if let fallback = message.fallback {
+                                var plain = message
+                                plain.properties = fallback
+                                plain.fallback = nil
+                                state.failed.append((plain, error))
+                            } else {
+                                logger.error("a result could not be encoded and is dropped", metadata: [
+                                    LogKeys.destination: "\(message.destination)", LogKeys.error: "\(error)"])
+                            }
+                        } else {
+                            state.failed.append((message, error))
+                        }
+                    }
+                    state.outstanding -= 1
+                    return state.outstanding == 0
+                }
+                if last { finish() }
+            }
+        }
+    }
+
+    private func finish() {
+        enum Next { case succeeded(wasFailing: Bool), retry(Duration, [(ResultPublisher.Message, AMQPError)], tries: Int, firstFailure: Bool), shutdown(wasFailing: Bool) }
+        let next: Next = state.withLock { state in
+            if state.failed.isEmpty { return .succeeded(wasFailing: state.failing) }
+            if state.failed.contains(where: { $0.1.code == .shutdown }) { return .shutdown(wasFailing: state.failing) }
+            let firstFailure = !state.failing
+            state.failing = true
+            state.pending = state.failed.map(\.0)
+            return .retry(state.backoff.next(), state.failed, tries: state.tries, firstFailure: firstFailure)
+        }
+        switch next {
+        case .succeeded(let wasFailing):
+            if wasFailing {
+                logger.notice("results published after all; the job is settled")
+                publisher.recovered()
+            }
+            done(true)
+        case .shutdown(let wasFailing):
+            if wasFailing { publisher.recovered() }
+            done(false)
+        case let .retry(delay, failures, tries, firstFailure):
+            let (message, error) = failures[0]
+            let problem = "results could not be published to \(message.destination): \(error)"
+            publisher.noteFailure(problem)
+            publisher.started(failing: firstFailure)
+            logger.warning("results could not be published; keeping the devices' outcomes and trying again", metadata: [
+                LogKeys.destination: "\(message.destination)", LogKeys.error: "\(error)",
+                LogKeys.attempt: "\(tries)", LogKeys.retryIn: "\(delay)", LogKeys.unconfirmed: "\(failures.count)",
+            ])
+            // A missing exchange (404 closes the channel) or an unroutable copy (its queue was deleted):
+            // declare the topology again before the next try.
+            let redeclare = failures.contains { $0.1.code == .unroutable || $0.1.status == 404 || $0.1.code == .channelClosed }
+            let scheduled = publisher.scheduleRetry(after: delay, redeclare: redeclare) { [self] in start() }
+            if !scheduled {
+                logger.warning("shutting down with unpublished results: the job stays unacked and is redelivered")
+                publisher.recovered()
+                done(false)
+            }
+        }
+    }
+}
