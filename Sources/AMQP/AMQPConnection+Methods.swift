@@ -89,6 +89,13 @@ extension AMQPConnection {
         try check(amqp_get_rpc_reply(state), channel: channel, "queue.delete '\(queue)'")
     }
 
+    func deleteExchange(channel: UInt16, exchange: String) throws(AMQPError) {
+        try flushFrames()
+        defer { recycleScratch() }
+        _ = amqp_exchange_delete(state, channel, try scratchBytes(exchange), 0)
+        try check(amqp_get_rpc_reply(state), channel: channel, "exchange.delete '\(exchange)'")
+    }
+
     /// basic.get with auto-ack; nil when the queue is empty.
     func get(channel: UInt16, queue: String, generation: UInt64) throws(AMQPError) -> AMQPDelivery? {
         try flushFrames()

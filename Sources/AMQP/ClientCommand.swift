@@ -34,6 +34,7 @@ enum AdminRequest: Sendable {
     case messageCount(queue: String)
     case purge(queue: String)
     case deleteQueue(queue: String)
+    case deleteExchange(exchange: String)
 }
 
 enum AdminResult: Sendable {

@@ -197,6 +197,10 @@ extension ConnectionLoop {
                 try ensureAdminChannel(connection)
                 try connection.deleteQueue(channel: Self.adminChannel, queue: queue)
                 return .success(.done)
+            case .deleteExchange(let exchange):
+                try ensureAdminChannel(connection)
+                try connection.deleteExchange(channel: Self.adminChannel, exchange: exchange)
+                return .success(.done)
             }
         } catch {
             return .failure(error)

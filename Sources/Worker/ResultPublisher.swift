@@ -93,7 +93,7 @@ final class ResultPublisher: Sendable {
                      properties: message.properties, mandatory: message.mandatory, completion: completion)
     }
 
-    fileprivate func noteFailure(_ text: String) { status.setResultsProblem(text) }
+    fileprivate func noteFailure(_ text: String) { status.resultsFailed(text) }
 }
 
 /// One job's messages across tries: each try publishes only what is still unconfirmed.

@@ -30,6 +30,7 @@ extension WorkerStatus {
         for (app, reason) in snapshot.credentialProblems.sorted(by: { $0.key < $1.key }) { problems.field(app, reason) }
         writer.field("credential_problems", rawJSON: problems.finish())
         writer.field("results_problem", snapshot.resultsProblem)
+        writer.field("result_publish_failures", snapshot.resultPublishFailures)
         writer.field("consumer_problem", snapshot.consumerProblem)
         writer.rawField("consuming", snapshot.pauses.isEmpty && snapshot.consumerProblem == nil ? "true" : "false")
         writer.field("paused_for", strings: snapshot.pauses)

@@ -17,6 +17,8 @@ public final class WorkerStatus: Sendable {
         public var amqpConnected = false
         /// Why results (events, retry jobs) could not be published, while that lasts.
         public var resultsProblem: String?
+        /// Tries at publishing results that failed (each is retried; nothing is sent again).
+        public var resultPublishFailures = 0
         /// The consumer was cancelled by the broker and is not back yet.
         public var consumerProblem: String?
         /// Why consumption is paused (empty while jobs are taken).
@@ -58,6 +60,12 @@ public final class WorkerStatus: Sendable {
     func noteRedisHealthy() { state.withLock { $0.redisProblem = nil } }
     func setAMQPConnected(_ connected: Bool) { state.withLock { $0.amqpConnected = connected } }
     func setResultsProblem(_ text: String?) { state.withLock { $0.resultsProblem = text } }
+    func resultsFailed(_ text: String) {
+        state.withLock { state in
+            state.resultsProblem = text
+            state.resultPublishFailures += 1
+        }
+    }
     func setConsumerProblem(_ text: String?) { state.withLock { $0.consumerProblem = text } }
     func setPauses(_ pauses: [String]) { state.withLock { $0.pauses = pauses } }
 }

@@ -1,0 +1,142 @@
+import AMQP
+import Foundation
+import PushCore
+import Sandbox
+import Testing
+import Worker
+
+/// What a settlement that cannot be published, a hostile message or a missing group may do: never
+/// send a device twice, never loop, never hold a huge body in memory (issue "never a storm").
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct NoStormTests {
+    /// Polls `condition` (observed progress, not a guess at timing) until it holds or `timeout` passes.
+    private func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("timed out waiting until \(what)")
+    }
+
+    @Test func aSubscribersFullQueueNeverMakesADeviceReceiveTwice() async throws {
+        try await PipelineFixture.with { fixture in
+            // An application's queue that must not fall behind: full, so the broker nacks every event.
+            let full = "\(fixture.name).full"
+            try await fixture.control.declare([
+                .queue(name: full, durable: false, arguments: ["x-max-length": .int(1), "x-overflow": .string("reject-publish"), "x-expires": .int(120_000)]),
+                .binding(queue: full, exchange: fixture.resultsExchange, routingKey: "#"),
+            ])
+            try await fixture.control.publish(exchange: "", routingKey: full, body: Array("filler".utf8), properties: AMQPProperties())
+            try fixture.startWorker(fixture.workerConfiguration())
+            let worker = try #require(fixture.worker)
+            let tokens = (0..<3).map { PipelineFixture.token(1700 + $0) }
+            for (index, token) in tokens.enumerated() {
+                try await fixture.publish(#"{"id":"storm-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            // Every device answered, and each job's results refused at least twice (a resend would have happened by then).
+            try await waitUntil("every device was sent and the results failed twice") {
+                fixture.sandbox.received().count >= tokens.count && worker.status.snapshot.resultPublishFailures >= 2 * tokens.count
+            }
+            #expect(fixture.sandbox.received().count == tokens.count)
+            let snapshot = worker.status.snapshot
+            #expect(snapshot.resultsProblem?.contains(fixture.resultsExchange) == true)
+            #expect(snapshot.pauses.contains("results cannot be published"))
+            #expect(!worker.status.isHealthy)
+
+            // The subscriber catches up: the results go out and the jobs settle, still without a resend.
+            try await fixture.control.deleteQueue(full)
+            let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= tokens.count }
+            #expect(Set(events.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") }) == ["storm-0", "storm-1", "storm-2"])
+            #expect(fixture.sandbox.received().count == tokens.count)
+            try await waitUntil("the worker is healthy again") { worker.status.isHealthy }
+            #expect(worker.status.snapshot.pauses.isEmpty)
+        }
+    }
+
+    @Test func aDeletedResultsExchangeIsDeclaredAgainWithoutResending() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let worker = try #require(fixture.worker)
+            try await fixture.publish(#"{"id":"before","tokens":["\#(PipelineFixture.token(1800))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.contains { $0.string("job_id") == "before" } }
+            try await fixture.control.deleteExchange(fixture.resultsExchange)
+            try await fixture.publish(#"{"id":"after","tokens":["\#(PipelineFixture.token(1801))"],"payload":{"aps":{"alert":"x"}}}"#)
+            try await waitUntil("the results exchange exists again") {
+                (try? await fixture.control.declare([.binding(queue: fixture.eventQueue, exchange: fixture.resultsExchange, routingKey: "#")])) != nil
+            }
+            try await waitUntil("the job is settled") { worker.status.snapshot.jobs >= 2 }
+            #expect(worker.status.snapshot.resultPublishFailures >= 1)
+            #expect(fixture.sandbox.received().count == 2)
+            #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 0)
+        }
+    }
+
+    @Test func aPoisonJobIsDeadLetteredOnceAndNeverLoops() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let key = String(repeating: "k", count: 70_000)
+            var properties = AMQPProperties()
+            properties.contentType = "application/json"
+            properties.headers["note"] = .string(String(repeating: "n", count: 100_000))
+            properties.headers[String(repeating: "h", count: 250)] = "long key"
+            try await fixture.control.declare([.queue(name: fixture.jobQueue)])
+            try await fixture.control.publish(exchange: "", routingKey: fixture.jobQueue,
+                                              body: Array(#"{"id":"poison","tokens":["\#(PipelineFixture.token(1900))"],"\#(key)":1,"payload":{"aps":{}}}"#.utf8),
+                                              properties: properties)
+            try await fixture.publish(#"{"id":"good","tokens":["\#(PipelineFixture.token(1901))"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.contains { $0.string("job_id") == "good" && $0.routingKey == "job.completed" } }
+            try await waitUntil("the poison job left the job queue") {
+                try await fixture.control.messageCount(queue: fixture.deadQueue) >= 1
+            }
+            let rejected = events.filter { $0.routingKey == "job.rejected" }
+            #expect(rejected.count == 1)
+            #expect((rejected.first?.string("error")?.utf8.count ?? .max) <= 1024)
+            let dead = try #require(try await fixture.control.get(queue: fixture.deadQueue))
+            #expect(String(decoding: dead.body, as: UTF8.self).contains("\"poison\""))
+            #expect(dead.properties.headers["note"] == nil)
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 0)
+            #expect(fixture.sandbox.received().map(\.token) == [PipelineFixture.token(1901)])
+        }
+    }
+
+    @Test func anOversizedMessageIsRejectedWithoutReadingItWhole() async throws {
+        try await PipelineFixture.with { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.maxMessageBytes = 64 * 1024
+            try fixture.startWorker(configuration)
+            let size = 3 * 1024 * 1024
+            let prefix = Array(#"{"id":"huge","tokens":[],"x-pad":""#.utf8)
+            let body = prefix + [UInt8](repeating: UInt8(ascii: "a"), count: size - prefix.count - 2) + Array(#""}"#.utf8)
+            try await fixture.control.declare([.queue(name: fixture.jobQueue)])
+            try await fixture.control.publish(exchange: "", routingKey: fixture.jobQueue, body: body, properties: AMQPProperties())
+
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
+            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            #expect(rejected.string("error")?.contains("\(size) bytes") == true)
+            #expect(rejected.string("excerpt")?.hasPrefix(#"{"id":"huge""#) == true)
+            try await waitUntil("the copy is in the dead queue") { try await fixture.control.messageCount(queue: fixture.deadQueue) == 1 }
+            let dead = try #require(try await fixture.control.get(queue: fixture.deadQueue))
+            #expect(dead.body.count == 64 * 1024)
+            #expect(dead.properties.headers["x-pushworker-truncated-from"] == .int(Int64(size)))
+            #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 0)
+        }
+    }
+
+    @Test func missingGroupsAreReported() async throws {
+        try await PipelineFixture.with { fixture in
+            try await fixture.addToGroup("real", [PipelineFixture.token(2000)])
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"groups","groups":["real","gone"],"payload":{"aps":{"alert":"x"}}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } && $0.contains { $0.routingKey == "group.missing" } }
+            let missing = try #require(events.first { $0.routingKey == "group.missing" })
+            #expect(missing.string("group") == "gone")
+            #expect(missing.string("key") == "\(fixture.groupPrefix)default:gone")
+            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            #expect(completed.fields["groups_missing"] == .array([.string("gone")]))
+            #expect(completed.int("sent") == 1)
+        }
+    }
+}
