@@ -20,6 +20,7 @@ final class JobProcessor: Sendable {
     let status: WorkerStatus
     let gate: ConsumptionGate
     let results: ResultPublisher
+    let redeliveries: RedeliveryCounter
     let logger: Logger
     private let parser = JobParser()
     /// Read once: asking the log handler for its level per job showed up in profiles.
@@ -35,6 +36,7 @@ final class JobProcessor: Sendable {
         self.status = status
         self.gate = gate
         self.results = results
+        self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
         self.logger = logger
         self.logsSettledJobs = logger.logLevel <= .debug
     }
@@ -50,7 +52,8 @@ final class JobProcessor: Sendable {
     func start(_ delivery: AMQPDelivery, settled: @escaping @Sendable () -> Void) {
         let started = ContinuousClock.now
         let now = UnixTime.now()
-        guard delivery.body.count <= Self.inlineBodyLimit, delivery.discardedBodySize == nil else {
+        // Redeliveries are counted (in a task): one that keeps coming back must not loop.
+        guard delivery.body.count <= Self.inlineBodyLimit, delivery.discardedBodySize == nil, !delivery.redelivered else {
             Task { await process(delivery, parsed: nil, started: started, now: now, settled: settled) }
             return
         }
@@ -81,6 +84,11 @@ final class JobProcessor: Sendable {
 
     private func process(_ delivery: AMQPDelivery, parsed: Result<PushJob, JobRejection>?,
                          started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) async {
+        if let count = await redeliveries.count(delivery), count > configuration.maxRedeliveries {
+            await reject(delivery, JobRejection(field: nil, "redelivered \(count) times without being settled (a worker crashed or lost its connection while holding it each time); not tried again"), now: now)
+            settled()
+            return
+        }
         guard let (settlement, log) = await prepare(delivery, parsed: parsed ?? parse(delivery, now: now), started: started, now: now) else {
             settled()
             return

@@ -52,9 +52,22 @@ public final class PushWorker: Service, Sendable {
         }
         let jobs = self.jobs
         let heapReturn = HeapReturn()
+        let bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
+        @Sendable func memory(_ action: BodyBytesInFlight.Action) {
+            switch action {
+            case .none: break
+            case .pause: gateBox.value?.pause(.memory)
+            case .resume: gateBox.value?.resume(.memory)
+            }
+        }
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger) { delivery in
             guard let processor = processorBox.value, jobs.start() else { return }
-            processor.start(delivery) { heapReturn.jobFinished(stillInFlight: jobs.finish()) }
+            let bytes = delivery.body.count
+            memory(bodyBytes.take(bytes))
+            processor.start(delivery) {
+                memory(bodyBytes.give(bytes))
+                heapReturn.jobFinished(stillInFlight: jobs.finish())
+            }
         }
         gateBox.value = gate
         let results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)

@@ -24,6 +24,12 @@ public struct WorkerConfiguration: Sendable {
     /// How long to wait before trying an app's credentials again after APNs refused them.
     public var credentialsRetryInterval: Duration = .seconds(60)
     public var shutdownTimeout: Duration = .seconds(30)
+    /// A message redelivered more often than this without being settled (each time a worker
+    /// crashed or lost its connection holding it) is dead-lettered instead of tried again.
+    public var maxRedeliveries = 5
+    /// Bodies of unsettled jobs held in memory above this pause consumption until half is free
+    /// (prefetch counts messages, not bytes).
+    public var maxBytesInFlight = 64 * 1024 * 1024
 
     public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
         self.amqp = amqp

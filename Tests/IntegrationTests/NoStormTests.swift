@@ -3,7 +3,8 @@ import Foundation
 import PushCore
 import Sandbox
 import Testing
-import Worker
+import Synchronization
+@testable import Worker
 
 /// What a settlement that cannot be published, a hostile message or a missing group may do: never
 /// send a device twice, never loop, never hold a huge body in memory (issue "never a storm").
@@ -137,6 +138,33 @@ struct NoStormTests {
             let completed = try #require(events.first { $0.routingKey == "job.completed" })
             #expect(completed.fields["groups_missing"] == .array([.string("gone")]))
             #expect(completed.int("sent") == 1)
+        }
+    }
+}
+
+extension NoStormTests {
+    @Test func aMessageThatKeepsComingBackUnsettledIsDeadLettered() async throws {
+        try await PipelineFixture.with { fixture in
+            let body = #"{"id":"crasher","tokens":["\#(PipelineFixture.token(2100))"],"payload":{"aps":{"alert":"x"}}}"#
+            try await fixture.publish(body, messageID: "crasher")
+            // Five earlier workers died holding it (as their INCRs would have counted)...
+            let key = "pushworker:redelivered:" + Digest.hex([Array(fixture.jobQueue.utf8), Array("crasher".utf8), Array(body.utf8)])
+            _ = try await fixture.redis.command(["SET", key, "5", "EX", "60"])
+            // ...and the broker redelivers it once more: taken and dropped unacked by a client that goes away.
+            let holder = AMQPClient(configuration: AMQPConfiguration(url: PipelineFixture.amqpURL), topology: [], logger: fixture.logger)
+            holder.start()
+            let taken = Mutex(false)
+            holder.consume(queue: fixture.jobQueue, prefetch: 1) { _ in taken.withLock { $0 = true } }
+            try await waitUntil("the holder took the job") { taken.withLock { $0 } }
+            await holder.shutdown()
+
+            try fixture.startWorker(fixture.workerConfiguration())
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
+            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            #expect(rejected.string("error")?.contains("redelivered 6 times") == true)
+            #expect(rejected.string("job_id") == "crasher")
+            try await waitUntil("the copy is in the dead queue") { try await fixture.control.messageCount(queue: fixture.deadQueue) == 1 }
+            #expect(fixture.sandbox.received().isEmpty)
         }
     }
 }

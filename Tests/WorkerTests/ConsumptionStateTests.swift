@@ -50,3 +50,17 @@ struct ConsumptionStateTests {
         #expect(state.consumerLost() == .none)
     }
 }
+
+@Suite("Body bytes in flight")
+struct BodyBytesInFlightTests {
+    @Test func pausesAboveTheCapAndResumesBelowHalf() {
+        let bytes = BodyBytesInFlight(cap: 100)
+        #expect(bytes.take(60) == .none)
+        #expect(bytes.take(60) == .pause)
+        #expect(bytes.take(10) == .none)          // already paused
+        #expect(bytes.give(60) == .none)          // 70 held: above half
+        #expect(bytes.give(30) == .resume)        // 40 held
+        #expect(bytes.give(40) == .none)
+        #expect(bytes.held == 0)
+    }
+}

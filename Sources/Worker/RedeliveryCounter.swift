@@ -1,0 +1,32 @@
+import AMQP
+import Logging
+import Redis
+
+/// Counts how often a message came back without being settled: a worker crashed holding it, or
+/// its connection dropped each time. Classic queues carry no delivery count, and a message that
+/// kills every worker that reads it is never republished with a header, so the count lives in
+/// Redis (`pushworker:redelivered:<digest>`, for an hour). Only deliveries the broker flags as
+/// redelivered are counted, so first deliveries cost nothing. Redis trouble never blocks a job:
+/// it is then simply not counted.
+struct RedeliveryCounter: Sendable {
+    static let expirySeconds = 3600
+
+    let redis: RedisClient
+    let jobQueue: String
+    let logger: Logger
+
+    /// How often this message has been redelivered so far (1 for the first redelivery), or nil
+    /// when it is not a redelivery or Redis could not count it.
+    func count(_ delivery: AMQPDelivery) async -> Int? {
+        guard delivery.redelivered else { return nil }
+        let key = "pushworker:redelivered:" + Digest.hex([Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), delivery.body])
+        do {
+            guard case .integer(let count) = try await redis.command(["INCR", key]) else { return nil }
+            if count == 1 { _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)]) }
+            return Int(count)
+        } catch {
+            logger.debug("cannot count a redelivery in Redis", metadata: [LogKeys.error: "\(error)"])
+            return nil
+        }
+    }
+}
