@@ -134,6 +134,7 @@ extension ConnectionLoop {
                                         bodyCount: request.body.count, properties: request.properties)
             : nil
         confirms.record(completion: request.completion, returnKey: returnKey)
+        if confirmsWaitingSince == nil { confirmsWaitingSince = .now }
     }
 
     @discardableResult

@@ -18,10 +18,12 @@ extension ConnectionLoop {
         case .publisherAck(let channel, let deliveryTag, let multiple):
             guard channel == Self.publishChannel else { return }
             complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: false))
+            confirmProgressed()
 
         case .publisherNack(let channel, let deliveryTag, let multiple):
             guard channel == Self.publishChannel else { return }
             complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: true))
+            confirmProgressed()
 
         case .returned(let channel, let replyCode, let replyText, let exchange, let routingKey, let properties, let bodyCount):
             guard channel == Self.publishChannel else { return }
@@ -44,6 +46,7 @@ extension ConnectionLoop {
                 // are lost; a fresh channel restarts confirm numbering at 1.
                 logger.warning("AMQP publish channel closed by broker; reopening", metadata: ["error": "\(error)"])
                 complete(confirms.reset(failingWith: error))
+                confirmsWaitingSince = nil
                 try connection.openChannel(Self.publishChannel)
                 try connection.confirmSelect(Self.publishChannel)
             case Self.adminChannel:
@@ -72,5 +75,17 @@ extension ConnectionLoop {
         case .other(let channel, let methodID):
             logger.debug("AMQP ignored method", metadata: ["amqp.channel": "\(channel)", "amqp.method": "\(methodID)"])
         }
+    }
+}
+
+extension ConnectionLoop {
+    /// A confirm arrived: the clock restarts for the publishes still waiting.
+    func confirmProgressed(now: ContinuousClock.Instant = .now) {
+        confirmsWaitingSince = confirms.outstanding > 0 ? now : nil
+    }
+
+    func checkConfirmTimeout(now: ContinuousClock.Instant = .now) throws(AMQPError) {
+        guard let since = confirmsWaitingSince, confirms.outstanding > 0, now - since >= Self.confirmTimeout else { return }
+        throw AMQPError(code: .timeout, message: "the broker confirmed none of \(confirms.outstanding) publishes for \(Self.confirmTimeout); reconnecting")
     }
 }

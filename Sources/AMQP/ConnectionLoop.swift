@@ -34,6 +34,11 @@ final class ConnectionLoop {
     var consumers: [String: Consumer] = [:]
     var consumerOrder: [String] = []
     var confirms = PublishConfirms()
+    /// Since when publishes have waited for a confirm without any arriving (nil: none waits).
+    var confirmsWaitingSince: ContinuousClock.Instant?
+    /// A broker that confirms nothing for this long is treated as gone: the connection is
+    /// dropped and made again, so no job waits forever for a confirm (and holds its slot).
+    static let confirmTimeout = Duration.seconds(60)
     var unacked = UnackedDeliveries()
     /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
     var pendingAcks: [UInt64] = []
@@ -105,6 +110,7 @@ final class ConnectionLoop {
             try handle(frame, on: connection)
         }
         if ackDue() { try flushAcks(on: connection) }
+        try checkConfirmTimeout()
         // Frame handling may have published (publishes held while the broker blocked us).
         try connection.flushFrames()
         connection.releaseBuffers()
@@ -131,6 +137,7 @@ final class ConnectionLoop {
                 confirmChannels: [Self.publishChannel])
             do throws(AMQPError) {
                 confirms = PublishConfirms()
+                confirmsWaitingSince = nil
                 unacked.reset()
                 pendingAcks.removeAll()
                 pendingAcksSince = nil
@@ -170,6 +177,7 @@ final class ConnectionLoop {
         let lost = AMQPError(code: .connectionLost, status: error.status,
                              message: "connection lost before the broker confirmed: \(error.message)")
         complete(confirms.reset(failingWith: lost))
+        confirmsWaitingSince = nil
         failHeldPublishes(lost)
         unacked.reset()
         pendingAcks.removeAll()
