@@ -56,7 +56,8 @@ public final class WorkerStatus: Sendable {
 
     func credentialsRecovered(app: String) { _ = state.withLock { $0.credentialProblems.removeValue(forKey: app) } }
     func clearCredentialProblems() { state.withLock { $0.credentialProblems.removeAll() } }
-    func noteRedisFailure(_ text: String) { state.withLock { $0.redisProblem = text } }
+    /// Cut short: a Redis error can carry a reply of any length.
+    func noteRedisFailure(_ text: String) { state.withLock { $0.redisProblem = String(text.prefix(300)) } }
     func noteRedisHealthy() { state.withLock { $0.redisProblem = nil } }
     func setAMQPConnected(_ connected: Bool) { state.withLock { $0.amqpConnected = connected } }
     func setResultsProblem(_ text: String?) { state.withLock { $0.resultsProblem = text } }

@@ -3,23 +3,33 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import Worker
 
 /// `--status-port`: a small HTTP/1.1 endpoint for people and orchestrators.
 ///   GET /status   the worker's status as JSON (credential problems, connections, counts, latency)
 ///   GET /healthz  200 "ok" while healthy, 503 with the reason otherwise (for liveness/readiness probes)
+/// Bounded: at most `maxConnections` at once (more are closed at once) and each is closed after
+/// `idleTimeout` without a request, so a misbehaving client cannot hold the worker's memory or fds.
 struct StatusServer: Service {
     let host: String
     let port: Int
     let status: WorkerStatus
     let logger: Logger
+    static let maxConnections = 32
+    static let idleTimeout = TimeAmount.seconds(10)
 
     func run() async throws {
         let status = self.status
+        let open = ConnectionCount()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelOption(ChannelOptions.backlog, value: 16)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                guard open.enter() else { return channel.close() }
+                channel.closeFuture.whenComplete { _ in open.leave() }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(status: status))
                 }
@@ -31,12 +41,32 @@ struct StatusServer: Service {
     }
 }
 
+private final class ConnectionCount: Sendable {
+    private let count = Atomic(0)
+
+    func enter() -> Bool {
+        if count.add(1, ordering: .relaxed).newValue <= StatusServer.maxConnections { return true }
+        count.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func leave() { count.subtract(1, ordering: .relaxed) }
+}
+
 private final class StatusHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
     private let status: WorkerStatus
 
     init(status: WorkerStatus) { self.status = status }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case let .head(request) = unwrapInboundIn(data) else { return }
@@ -45,8 +75,11 @@ private final class StatusHTTPHandler: ChannelInboundHandler {
         case (.GET, "/status"):
             (code, body) = (.ok, status.json())
         case (.GET, "/healthz"):
-            let healthy = status.isHealthy
-            (code, body) = healthy ? (.ok, Array("ok\n".utf8)) : (.serviceUnavailable, status.json())
+            if let problem = status.problem {
+                (code, body) = (.serviceUnavailable, Array((String(problem.prefix(500)) + "\n").utf8))
+            } else {
+                (code, body) = (.ok, Array("ok\n".utf8))
+            }
         default:
             (code, body) = (.notFound, Array("GET /status or /healthz\n".utf8))
         }
