@@ -25,6 +25,10 @@ struct RunCommand: AsyncParsableCommand {
     var groupKeyPrefix: String = Env["group-key-prefix"] ?? "group:"
     @Option(help: "Larger job messages are rejected. [env PUSHWORKER_MAX_MESSAGE_BYTES]")
     var maxMessageBytes: Int = Env.int("max-message-bytes", default: 4 * 1024 * 1024)
+    @Option(help: "Job bodies held in memory above this many bytes pause consumption until half is free. [env PUSHWORKER_MAX_BYTES_IN_FLIGHT]")
+    var maxBytesInFlight: Int = Env.int("max-bytes-in-flight", default: 64 * 1024 * 1024)
+    @Option(help: "A job redelivered more often than this without being settled (workers crashed holding it) is dead-lettered. [env PUSHWORKER_MAX_REDELIVERIES]")
+    var maxRedeliveries: Int = Env.int("max-redeliveries", default: 5)
     @Option(help: "Seconds to let in-flight jobs settle after SIGTERM. [env PUSHWORKER_SHUTDOWN_TIMEOUT]")
     var shutdownTimeout: Int = Env.int("shutdown-timeout", default: 30)
     @Option(help: "Seconds between credential retries after APNs refused them. [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
@@ -44,6 +48,8 @@ struct RunCommand: AsyncParsableCommand {
         guard (1...65535).contains(prefetch) else { throw ValidationError("--prefetch must be 1…65535") }
         guard (1...100_000).contains(chunkSize) else { throw ValidationError("--chunk-size must be 1…100000") }
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
+        guard maxBytesInFlight >= maxMessageBytes else { throw ValidationError("--max-bytes-in-flight must be at least --max-message-bytes (\(maxMessageBytes))") }
+        guard maxRedeliveries >= 1 else { throw ValidationError("--max-redeliveries must be at least 1") }
         _ = try delays()
     }
 
@@ -73,6 +79,8 @@ struct RunCommand: AsyncParsableCommand {
         configuration.resultsExchange = resultsExchange
         configuration.groupKeyPrefix = groupKeyPrefix
         configuration.maxMessageBytes = maxMessageBytes
+        configuration.maxBytesInFlight = maxBytesInFlight
+        configuration.maxRedeliveries = maxRedeliveries
         configuration.shutdownTimeout = .seconds(shutdownTimeout)
         configuration.credentialsRetryInterval = .seconds(credentialsRetryInterval)
         let worker: PushWorker
