@@ -74,7 +74,6 @@ final class ConnectionPool {
             }
         }
         shutdown()
-        shared.threadExited()
     }
 
     func enqueue(_ request: PendingRequest, atFront: Bool = false) {

@@ -21,7 +21,15 @@ public final class HTTP2Client: Sendable {
         guard let wakeup = shared.wakeup else { return }
         do {
             try IOThread.start { [logger] in
-                ConnectionPool(configuration: configuration, logger: logger, shared: shared, wakeup: wakeup).run()
+                do {
+                    let pool = ConnectionPool(configuration: configuration, logger: logger, shared: shared, wakeup: wakeup)
+                    pool.run()
+                }
+                // Only now, with the pool and its C objects (SSL_CTX, SSL, nghttp2 sessions) freed, is
+                // anyone told that the thread is done: after that the process may exit, and OpenSSL's
+                // exit handler frees the globals an SSL_CTX_free would still be using (the heap
+                // corruption seen after "worker stopped").
+                shared.threadExited()
             }
         } catch {
             logger.error("cannot start the HTTP/2 I/O thread", metadata: [LogKeys.error: "\(error.message)"])
