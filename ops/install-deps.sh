@@ -18,8 +18,26 @@ if ((${#missing[@]})); then
   echo "ops/install-deps: installing ${missing[*]}"
   sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
-  # The Debian packages try to start system services; policy-rc.d may refuse, which is fine:
-  # ops/services.sh starts our own loopback-only instances.
+  # The Debian packages would start system-wide RabbitMQ and Redis services listening on every
+  # interface, which the scripts would then reuse. A temporary policy-rc.d (exit 101: "action
+  # forbidden") keeps invoke-rc.d from starting anything during the install; ops/services.sh starts
+  # our own loopback-only instances. An existing policy-rc.d is put back afterwards.
+  policy=/usr/sbin/policy-rc.d
+  saved=""
+  if [ -e "$policy" ]; then saved=$(mktemp); $sudo_cmd cp -p "$policy" "$saved"; fi
+  restore_policy() { if [ -n "$saved" ]; then $sudo_cmd cp -p "$saved" "$policy"; rm -f "$saved"; else $sudo_cmd rm -f "$policy"; fi; }
+  trap restore_policy EXIT
+  printf '#!/bin/sh\nexit 101\n' | $sudo_cmd tee "$policy" >/dev/null
+  $sudo_cmd chmod 755 "$policy"
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  restore_policy
+  trap - EXIT
+  # Where an init system started them anyway (a policy that was ours to replace, a systemd
+  # preset), stop the units this install created: nothing system-wide is left listening.
+  if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+    for unit in rabbitmq-server redis-server; do
+      case " ${missing[*]} " in *" $unit "*) $sudo_cmd systemctl disable --now "$unit" >/dev/null 2>&1 || true ;; esac
+    done
+  fi
 fi
 command -v swift >/dev/null || { echo "ops/install-deps: Swift 6 toolchain not found on PATH (see README)" >&2; exit 1; }
