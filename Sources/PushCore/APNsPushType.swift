@@ -1,6 +1,6 @@
 /// Apple's `apns-push-type` values, with the topic suffix and payload limit each one implies.
 public enum APNsPushType: String, Sendable, CaseIterable, Hashable {
-    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
+    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 
     /// The suffix APNs expects after the bundle ID in `apns-topic` (nil: the bare bundle ID, or for
     /// MDM the topic taken from the push certificate).
@@ -14,6 +14,7 @@ public enum APNsPushType: String, Sendable, CaseIterable, Hashable {
         case .liveactivity: ".push-type.liveactivity"
         case .pushtotalk: ".voip-ptt"
         case .widgets: ".push-type.widgets"
+        case .controls: ".push-type.controls"
         }
     }
 

@@ -115,6 +115,7 @@ private let topicSuffixes: [APNsPushType: String?] = [
     .location: ".location-query", .voip: ".voip", .complication: ".complication",
     .fileprovider: ".pushkit.fileprovider", .liveactivity: ".push-type.liveactivity",
     .pushtotalk: ".voip-ptt", .widgets: ".push-type.widgets",
+    .controls: ".push-type.controls",   // §9.1
 ]
 
 @Suite("APNsPushType (PROTOCOLS.md §1.3)")
@@ -123,7 +124,7 @@ struct APNsPushTypeTests {
     func rawValues() {
         #expect(APNsPushType.allCases.map(\.rawValue) == [
             "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
-            "pushtotalk", "widgets",
+            "pushtotalk", "widgets", "controls",
         ])
     }
 
