@@ -84,7 +84,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "PushCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",
             .product(name: "Logging", package: "swift-log"),

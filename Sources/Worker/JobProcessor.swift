@@ -21,6 +21,8 @@ final class JobProcessor: Sendable {
     let gate: ConsumptionGate
     let results: ResultPublisher
     let redeliveries: RedeliveryCounter
+    /// Per app: answers that mean its configuration is wrong, not its devices.
+    let breakers: [String: ConfigurationBreaker]
     let logger: Logger
     private let parser = JobParser()
     /// Read once: asking the log handler for its level per job showed up in profiles.
@@ -37,6 +39,7 @@ final class JobProcessor: Sendable {
         self.gate = gate
         self.results = results
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
+        self.breakers = clients.mapValues { _ in ConfigurationBreaker() }
         self.logger = logger
         self.logsSettledJobs = logger.logLevel <= .debug
     }
@@ -69,7 +72,7 @@ final class JobProcessor: Sendable {
             let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
                 var settlement = Settlement(job: job, now: now)
                 settlement.counts.devices = job.tokens.count
-                settlement.record(job.tokens, results, retry: configuration.retry)
+                settlement.record(job.tokens, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
                 settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
                 settle(delivery, settlement, log: log) { _ in settled() }
             }
@@ -153,7 +156,7 @@ final class JobProcessor: Sendable {
             let client = clients[job.app]!
             var results = await DeliveryRound.send(job, to: devices, with: client, deliveredAt: started, latency: status.latency)
             await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, log: log)
-            settlement.record(devices, results, retry: configuration.retry)
+            settlement.record(devices, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
         return (settlement, log)

@@ -1,3 +1,5 @@
+import APNs
+import PushCore
 import Testing
 @testable import Worker
 
@@ -62,5 +64,48 @@ struct BodyBytesInFlightTests {
         #expect(bytes.give(30) == .resume)        // 40 held
         #expect(bytes.give(40) == .none)
         #expect(bytes.held == 0)
+    }
+}
+
+@Suite("Configuration breaker")
+struct ConfigurationBreakerTests {
+    private func answers(_ count: Int, status: Int, reason: String?) -> [APNsResult] {
+        Array(repeating: APNsResult(status: status, reason: reason, outcome: DeliveryOutcome(status: status, reason: reason)), count: count)
+    }
+
+    private func isHeld(_ result: APNsResult) -> Bool {
+        if case .credentialsProblem = result.outcome { true } else { false }
+    }
+
+    @Test func aWrongEnvironmentTripsItAfterFiftyMismatches() {
+        let breaker = ConfigurationBreaker()
+        let first = breaker.screen(answers(49, status: 400, reason: "BadDeviceToken"))
+        #expect(!first.contains(where: isHeld))
+        let next = breaker.screen(answers(10, status: 400, reason: "BadDeviceToken"))
+        #expect(next.allSatisfy(isHeld))
+        #expect(next.first.map { "\($0.outcome)" }?.contains("environment or topic mismatch?") == true)
+    }
+
+    @Test func staleTokensInNormalTrafficNeverTripIt() {
+        let breaker = ConfigurationBreaker()
+        for _ in 0..<50 {
+            // 10% stale tokens, in the worst order: all of a batch's mismatches first.
+            let batch = answers(10, status: 400, reason: "BadDeviceToken") + answers(90, status: 200, reason: nil)
+            #expect(!breaker.screen(batch).contains(where: isHeld))
+        }
+    }
+
+    @Test func aWrongTopicTripsItAtOnceUnlessTheJobChoseTheTopic() {
+        let breaker = ConfigurationBreaker()
+        #expect(breaker.screen(answers(1, status: 400, reason: "TopicDisallowed")).allSatisfy(isHeld))
+        let chosen = breaker.screen(answers(1, status: 400, reason: "BadTopic"), jobTopic: true)
+        #expect(!chosen.contains(where: isHeld))
+    }
+
+    @Test func unansweredRequestsSayNothing() {
+        let breaker = ConfigurationBreaker()
+        _ = breaker.screen(answers(200, status: 0, reason: "Timeout"))
+        _ = breaker.screen(answers(49, status: 400, reason: "BadDeviceToken"))
+        #expect(!breaker.screen(answers(1, status: 200, reason: nil)).contains(where: isHeld))
     }
 }

@@ -1,0 +1,46 @@
+import AMQP
+import Foundation
+import PushCore
+import Sandbox
+import Testing
+@testable import Worker
+
+/// Guards against a configuration mistake being reported device by device (issue "guards").
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct GuardTests {
+    @Test func aWrongEnvironmentPausesTheAppInsteadOfInvalidatingEveryToken() async throws {
+        // What APNs answers for production tokens sent to the development endpoint (and back).
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(tokenPrefix: "f", status: 400, reason: "BadDeviceToken")] }) { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.credentialsRetryInterval = .seconds(600)
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            let jobs = 150
+            for index in 0..<jobs {
+                try await fixture.publish(#"{"id":"env-\#(index)","tokens":["\#(PipelineFixture.token(3000 + index))"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            // Observed progress: the app is paused for a configuration problem.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while worker.status.snapshot.credentialProblems.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let problem = try #require(worker.status.snapshot.credentialProblems["default"])
+            #expect(problem.contains("environment or topic mismatch?"))
+            // Every device ends up either reported (before the breaker tripped) or back in the queue.
+            var invalid = 0
+            var held = 0
+            let settleDeadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < settleDeadline {
+                while let delivery = try await fixture.control.get(queue: fixture.eventQueue) {
+                    if try PipelineFixture.Event(delivery).routingKey == "token.invalid" { invalid += 1 }
+                }
+                held = try await fixture.control.messageCount(queue: fixture.jobQueue)
+                if invalid + held == jobs { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(invalid + held == jobs)
+            #expect(invalid < ConfigurationBreaker.minimumMismatches)
+            #expect(!worker.status.isHealthy)
+        }
+    }
+}
