@@ -46,11 +46,11 @@ extension AMQPConnection {
         try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_CANCEL_OK_METHOD, &ok), "basic.cancel-ok")
     }
 
-    func declareExchange(channel: UInt16, name: String, type: String, durable: Bool) throws(AMQPError) {
+    func declareExchange(channel: UInt16, name: String, type: String, durable: Bool, arguments: [String: AMQPFieldValue]) throws(AMQPError) {
         try flushFrames()
         defer { recycleScratch() }
         _ = amqp_exchange_declare(state, channel, try scratchBytes(name), try scratchBytes(type), 0,
-                                  durable ? 1 : 0, 0, 0, amqp_table_t(num_entries: 0, entries: nil))
+                                  durable ? 1 : 0, 0, 0, try encode(table: arguments))
         try check(amqp_get_rpc_reply(state), channel: channel, "exchange.declare '\(name)'")
     }
 

@@ -1,7 +1,9 @@
 /// Topology the client (re)declares after every connect. Declarations are idempotent as long as
 /// the arguments stay the same (a change is a 406 PRECONDITION_FAILED from the broker).
 public enum AMQPDeclaration: Sendable, Hashable {
-    case exchange(name: String, type: String, durable: Bool = true)
+    /// `arguments` (e.g. `alternate-exchange`) are best effort: an exchange that already exists
+    /// with other arguments is kept as it is, with a warning, rather than failing the connection.
+    case exchange(name: String, type: String, durable: Bool = true, arguments: [String: AMQPFieldValue] = [:])
     case queue(name: String, durable: Bool = true, arguments: [String: AMQPFieldValue] = [:])
     case binding(queue: String, exchange: String, routingKey: String)
 }

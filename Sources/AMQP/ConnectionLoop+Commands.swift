@@ -157,8 +157,17 @@ extension ConnectionLoop {
         try ensureAdminChannel(connection)
         for declaration in declarations {
             switch declaration {
-            case .exchange(let name, let type, let durable):
-                try connection.declareExchange(channel: Self.adminChannel, name: name, type: type, durable: durable)
+            case .exchange(let name, let type, let durable, let arguments):
+                do {
+                    try connection.declareExchange(channel: Self.adminChannel, name: name, type: type, durable: durable, arguments: arguments)
+                } catch where error.status == 406 && !arguments.isEmpty && !connection.isBroken {
+                    // PRECONDITION_FAILED: it exists with other arguments (declared by an older
+                    // version or by hand). Keep it; say what it lacks.
+                    logger.warning("AMQP exchange exists with other arguments; kept as it is", metadata: [
+                        "amqp.exchange": "\(name)", "amqp.arguments": "\(arguments.keys.sorted())", "error": "\(error)",
+                    ])
+                    try ensureAdminChannel(connection)
+                }
             case .queue(let name, let durable, let arguments):
                 try connection.declareQueue(channel: Self.adminChannel, name: name, passive: false, durable: durable, arguments: arguments)
             case .binding(let queue, let exchange, let routingKey):
@@ -167,7 +176,7 @@ extension ConnectionLoop {
         }
     }
 
-    private func ensureAdminChannel(_ connection: AMQPConnection) throws(AMQPError) {
+    func ensureAdminChannel(_ connection: AMQPConnection) throws(AMQPError) {
         // A failed admin RPC closes only this channel; reopen it on demand.
         if !connection.openChannels.contains(Self.adminChannel) {
             try connection.openChannel(Self.adminChannel)

@@ -42,7 +42,11 @@ public struct WorkerConfiguration: Sendable {
         var declarations: [AMQPDeclaration] = [
             .queue(name: jobQueue),
             .queue(name: deadQueue),
-            .exchange(name: resultsExchange, type: "topic"),
+            // Events nobody is bound to (a subscriber deploying, a typo in a binding) land here instead of vanishing.
+            .exchange(name: unroutedEventsExchange, type: "fanout"),
+            .queue(name: unroutedEventsExchange, arguments: ["x-max-length": .int(Int64(Self.unroutedEventsLimit))]),
+            .binding(queue: unroutedEventsExchange, exchange: unroutedEventsExchange, routingKey: ""),
+            .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(unroutedEventsExchange)]),
         ]
         for (name, delay) in retry.queueNames {
             declarations.append(.queue(name: name, arguments: [
@@ -54,6 +58,11 @@ public struct WorkerConfiguration: Sendable {
         }
         return declarations
     }
+
+    /// `<results exchange>.unrouted`: an exchange and a queue of that name.
+    public var unroutedEventsExchange: String { resultsExchange + ".unrouted" }
+    /// The oldest unrouted events are dropped beyond this many.
+    public static let unroutedEventsLimit = 100_000
 
     public func groupKey(app: String, group: String) -> String {
         "\(groupKeyPrefix)\(app):\(group)"

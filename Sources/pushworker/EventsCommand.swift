@@ -14,17 +14,27 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(help: "Results exchange name.") var resultsExchange: String = Env["results-exchange"] ?? "push.results"
     @Option(help: "Stop after this many events (0 = run until interrupted).") var count: Int = 0
     @Option(help: "Stop after this many seconds (0 = no limit).") var seconds: Int = 0
+    @Flag(help: "Take the events that were published while no queue was bound (from <results-exchange>.unrouted; they are removed from it).")
+    var unrouted = false
 
     func run() async throws {
-        // A private queue that RabbitMQ removes 60 s after we leave.
-        let queue = "push.results.tail.\(UUID().uuidString.prefix(8).lowercased())"
-        let amqp = AMQPClient(
-            configuration: connection.amqpConfiguration(name: "pushworker-events"),
-            topology: [
-                .exchange(name: resultsExchange, type: "topic"),
+        let queue: String
+        let topology: [AMQPDeclaration]
+        if unrouted {
+            queue = resultsExchange + ".unrouted"
+            topology = []
+        } else {
+            // A private queue that RabbitMQ removes 60 s after we leave.
+            queue = "push.results.tail.\(UUID().uuidString.prefix(8).lowercased())"
+            topology = [
+                .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(resultsExchange + ".unrouted")]),
                 .queue(name: queue, durable: false, arguments: ["x-expires": .int(60_000)]),
                 .binding(queue: queue, exchange: resultsExchange, routingKey: pattern),
-            ],
+            ]
+        }
+        let amqp = AMQPClient(
+            configuration: connection.amqpConfiguration(name: "pushworker-events"),
+            topology: topology,
             logger: Logger(label: "pushworker.events"))
         amqp.start()
         try await amqp.waitUntilConnected(timeout: .seconds(10))

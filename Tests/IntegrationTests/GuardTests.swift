@@ -44,3 +44,27 @@ struct GuardTests {
         }
     }
 }
+
+extension GuardTests {
+    @Test func eventsWithNoBoundQueueAreKeptInTheUnroutedQueue() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let worker = try #require(fixture.worker)
+            // The application's subscriber is gone (a deploy, a typo in a binding).
+            try await fixture.control.deleteQueue(fixture.eventQueue)
+            try await fixture.publish(#"{"id":"nobody-listens","tokens":["\#(PipelineFixture.token(4000))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let unrouted = "\(fixture.resultsExchange).unrouted"
+            let deadline = ContinuousClock.now + .seconds(30)
+            var kept: AMQPDelivery?
+            while kept == nil, ContinuousClock.now < deadline {
+                // Until the worker has declared its topology the queue does not exist yet.
+                kept = try? await fixture.control.get(queue: unrouted)
+                if kept == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let event = try PipelineFixture.Event(try #require(kept))
+            #expect(event.routingKey == "job.completed")
+            #expect(event.string("job_id") == "nobody-listens")
+            #expect(worker.status.snapshot.jobs == 1)
+        }
+    }
+}

@@ -45,7 +45,7 @@ final class PipelineFixture: @unchecked Sendable {
         port = try await sandbox.start()
         eventQueue = "\(name).events"
         control = AMQPClient(configuration: AMQPConfiguration(url: Self.amqpURL), topology: [
-            .exchange(name: "\(name).results", type: "topic"),
+            .exchange(name: "\(name).results", type: "topic", arguments: ["alternate-exchange": .string("\(name).results.unrouted")]),
             .queue(name: eventQueue, durable: false, arguments: ["x-expires": .int(120_000)]),
             .binding(queue: eventQueue, exchange: "\(name).results", routingKey: "#"),
         ], logger: logger)
@@ -118,7 +118,7 @@ final class PipelineFixture: @unchecked Sendable {
     func shutdown() async {
         worker?.stop()
         _ = try? await workerTask?.value
-        for queue in [jobQueue, deadQueue, eventQueue] + RetryPolicy(delays: [.milliseconds(300)], jobQueue: jobQueue).queueNames.map(\.name) {
+        for queue in [jobQueue, deadQueue, eventQueue, "\(resultsExchange).unrouted"] + RetryPolicy(delays: [.milliseconds(300)], jobQueue: jobQueue).queueNames.map(\.name) {
             try? await control.deleteQueue(queue)
         }
         await control.shutdown()
