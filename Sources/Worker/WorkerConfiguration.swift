@@ -59,6 +59,17 @@ public struct WorkerConfiguration: Sendable {
         return declarations
     }
 
+    /// The largest body a chunk job of `chunkSize` devices can have: the longest tokens APNs allows
+    /// (400 hex characters, quoted, comma), the largest payload (5 KiB for VoIP) and
+    /// the other fields. The worker must never publish a job it would reject itself.
+    public static func largestChunkJobBytes(chunkSize: Int) -> Int {
+        chunkSize * (DeviceToken.maxHexLength + 3) + 5120 + 2048
+    }
+
+    public static func largestChunkSize(maxMessageBytes: Int) -> Int {
+        max(0, (maxMessageBytes - 5120 - 2048) / (DeviceToken.maxHexLength + 3))
+    }
+
     /// `<results exchange>.unrouted`: an exchange and a queue of that name.
     public var unroutedEventsExchange: String { resultsExchange + ".unrouted" }
     /// The oldest unrouted events are dropped beyond this many.

@@ -49,6 +49,10 @@ struct APNsOptions: ParsableArguments {
         case (.some, .some):
             throw ValidationError("give either --apns-key-file (token auth) or --apns-cert-file (certificate auth), not both")
         case let (.some(keyFile), nil):
+            // The JWT does not name an app: without a topic every notification would be refused.
+            guard Env.or(apnsTopic, "apns-topic") != nil else {
+                throw ValidationError("--apns-topic is required with token auth (--apns-key-file): the app's bundle ID, e.g. com.example.app")
+            }
             guard let keyID = Env.or(apnsKeyID, "apns-key-id") else { throw ValidationError("--apns-key-id is required with --apns-key-file") }
             guard let teamID = Env.or(apnsTeamID, "apns-team-id") else { throw ValidationError("--apns-team-id is required with --apns-key-file") }
             do {

@@ -50,6 +50,10 @@ struct RunCommand: AsyncParsableCommand {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard maxBytesInFlight >= maxMessageBytes else { throw ValidationError("--max-bytes-in-flight must be at least --max-message-bytes (\(maxMessageBytes))") }
         guard maxRedeliveries >= 1 else { throw ValidationError("--max-redeliveries must be at least 1") }
+        let largestChunk = WorkerConfiguration.largestChunkJobBytes(chunkSize: chunkSize)
+        guard largestChunk <= maxMessageBytes else {
+            throw ValidationError("--chunk-size \(chunkSize) makes chunk jobs of up to \(largestChunk) bytes, above --max-message-bytes \(maxMessageBytes): the worker would reject its own chunk jobs. Lower --chunk-size to \(WorkerConfiguration.largestChunkSize(maxMessageBytes: maxMessageBytes)) or raise --max-message-bytes")
+        }
         _ = try delays()
     }
 
