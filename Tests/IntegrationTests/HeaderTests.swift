@@ -1,0 +1,64 @@
+import Foundation
+import PushCore
+import Sandbox
+import Testing
+import Worker
+
+/// Every header a job can set, sent through the worker to the sandbox and read back from what the
+/// sandbox received (issue "guards": the APNs surface end to end, not only alerts).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct HeaderTests {
+    @Test func everyPushTypeArrivesWithItsTopicAndPriority() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            var expected: [String: (type: String, topic: String, priority: Int)] = [:]
+            for (index, pushType) in APNsPushType.allCases.enumerated() {
+                let token = PipelineFixture.token(5000 + index)
+                let payload = switch pushType {
+                case .background: #"{"aps":{"content-available":1}}"#
+                case .mdm: #"{"mdm":"00000000-1111-2222-3333-444444444444"}"#
+                case .liveactivity: #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}"#
+                case .controls, .widgets: #"{"aps":{"content-changed":true}}"#
+                default: #"{"aps":{"alert":"x"}}"#
+                }
+                try await fixture.publish(#"{"id":"type-\#(pushType.rawValue)","tokens":["\#(token)"],"push_type":"\#(pushType.rawValue)","payload":\#(payload)}"#)
+                expected[token] = (pushType.rawValue, pushType.topic(forBundleID: "com.example.app"), pushType == .background ? 5 : 10)
+            }
+            _ = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count >= expected.count }
+            let received = fixture.sandbox.received()
+            #expect(received.count == expected.count)
+            for notification in received {
+                let want = try #require(expected[notification.token])
+                #expect(notification.status == 200, "\(want.type): \(notification.reason ?? "")")
+                #expect(notification.pushType == want.type)
+                #expect(notification.topic == want.topic)
+                #expect(notification.priority == want.priority)
+            }
+        }
+    }
+
+    @Test func collapseIDExpirationPriorityAndTopicOverrideReachAPNs() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let now = Int(Date().timeIntervalSince1970)
+            let absolute = now + 7200
+            try await fixture.publish(#"{"id":"h1","tokens":["\#(PipelineFixture.token(5100))"],"collapse_id":"score-1","expiration":\#(absolute),"priority":5,"payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish(#"{"id":"h2","tokens":["\#(PipelineFixture.token(5101))"],"expiration":"+3600","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish(#"{"id":"h3","tokens":["\#(PipelineFixture.token(5102))"],"priority":1,"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count >= 3 }
+            let byToken = Dictionary(uniqueKeysWithValues: fixture.sandbox.received().map { ($0.token, $0) })
+            let first = try #require(byToken[PipelineFixture.token(5100)])
+            #expect(first.collapseID == "score-1")
+            #expect(first.expiration == absolute)
+            #expect(first.priority == 5)
+            let second = try #require(byToken[PipelineFixture.token(5101)])
+            let relative = try #require(second.expiration)
+            #expect(abs(relative - (now + 3600)) <= 60)
+            #expect(second.collapseID == nil)
+            #expect(second.topic == "com.example.app")
+            let third = try #require(byToken[PipelineFixture.token(5102)])
+            #expect(third.priority == 1)
+            #expect(third.expiration == 0)
+        }
+    }
+}
