@@ -61,4 +61,20 @@ struct HeaderTests {
             #expect(third.expiration == 0)
         }
     }
+
+    @Test func aSecondConnectionOpensWhenTheFirstIsAtItsStreamLimit() async throws {
+        try await PipelineFixture.with(sandbox: {
+            $0.maxConcurrentStreams = 1
+            $0.faults.latency = .milliseconds(50)
+        }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())   // --max-connections 2
+            let tokens = (0..<20).map { PipelineFixture.token(5200 + $0) }
+            try await fixture.publish(#"{"id":"streams","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            let received = fixture.sandbox.received()
+            #expect(received.count == tokens.count)
+            #expect(Set(received.map(\.connectionID)).count == 2)
+            #expect(fixture.sandbox.statistics().maxConcurrentStreamsSeen == 1)
+        }
+    }
 }
