@@ -157,11 +157,13 @@ struct PipelineTests {
         try await PipelineFixture.with { fixture in
             let tokens = (0..<2500).map(PipelineFixture.token)
             try await fixture.addToGroup("everyone", tokens)
-            try fixture.startWorker(fixture.workerConfiguration(chunkSize: 1000))
+            // A long request timeout: on a loaded machine (or under AddressSanitizer) 2,500 answers can
+            // take longer than the fixture's 5 s, and this test is about chunks, not timeouts.
+            try fixture.startWorker(fixture.workerConfiguration(chunkSize: 1000, requestTimeout: .seconds(60)))
             try await fixture.publish(#"{"id":"fanout","groups":["everyone"],"payload":{"aps":{"alert":"x"}}}"#)
 
             // Done when the chunks together sent every device (a slow machine may add retry rounds).
-            let events = try await fixture.events(timeout: .seconds(60)) { events in
+            let events = try await fixture.events(timeout: .seconds(120)) { events in
                 let completions = events.filter { $0.routingKey == "job.completed" }
                 return completions.contains { $0.int("chunks") == 3 } && completions.reduce(0) { $0 + ($1.int("sent") ?? 0) } == 2500
             }
