@@ -98,6 +98,7 @@ public final class APNsClient: Sendable {
         case .refused: "Refused"
         case .connectionLost: "ConnectionLost"
         case .timeout: "Timeout"
+        case .unsent: "Unsent"
         case .protocolError: "ProtocolError"
         case .shutdown: "Shutdown"
         }
@@ -105,6 +106,10 @@ public final class APNsClient: Sendable {
             // A refused or expired client certificate, or a server we cannot verify: no device is to
             // blame and every other one would fail the same way, so the worker pauses instead.
             return APNsResult(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))
+        }
+        if error.requestWasNotProcessed {
+            // APNs never saw it (unreachable, refused stream): an outage, not this device's attempt.
+            return APNsResult(status: 0, reason: reason, outcome: .unavailable(reason: "\(reason): \(error.message)"))
         }
         return APNsResult(status: 0, reason: reason, outcome: .retryable(reason: "\(reason): \(error.message)"))
     }

@@ -3,8 +3,8 @@ extension Connection {
     func checkTimers(now: ContinuousClock.Instant) {
         if isConnecting {
             guard now >= connectDeadline else { return }
-            let kind: HTTP2Error.Kind = phase == .tlsHandshake ? .tlsFailed : .connectFailed
-            close(failingSentWith: HTTP2Error(kind: kind, message: "connection set-up timed out after \(configuration.connectTimeout) (\(phase))"))
+            // A slow handshake is a network problem, not refused credentials (.tlsFailed).
+            close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "connection set-up timed out after \(configuration.connectTimeout) (\(phase))"))
             return
         }
         guard phase == .ready, let session else { return }

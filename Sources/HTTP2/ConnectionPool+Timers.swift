@@ -16,11 +16,16 @@ extension ConnectionPool {
 
     private func timeOut(_ request: PendingRequest) {
         switch request.place {
-        case .queued: queuedCount -= 1
-        case .inFlight(let connection, let streamID): connection.cancel(streamID: streamID)
-        case .done: return
+        case .queued:
+            queuedCount -= 1
+            // Never written to a connection: the server cannot have it.
+            request.complete(.failure(HTTP2Error(kind: .unsent, message: "no connection could take the request within \(configuration.requestTimeout) (server unreachable?)")))
+        case .inFlight(let connection, let streamID):
+            connection.cancel(streamID: streamID)
+            request.complete(.failure(HTTP2Error(kind: .timeout, message: "no response within \(configuration.requestTimeout)")))
+        case .done:
+            return
         }
-        request.complete(.failure(HTTP2Error(kind: .timeout, message: "no response within \(configuration.requestTimeout)")))
     }
 
     /// Closes connections without a request for `idleConnectionTimeout`, keeping `minConnections`.

@@ -10,8 +10,10 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
         case refused
         /// The connection died after the request was (possibly) sent: the outcome is unknown.
         case connectionLost
-        /// No response within `requestTimeout`.
+        /// No response within `requestTimeout` to a request that was sent: the outcome is unknown.
         case timeout
+        /// `requestTimeout` passed while the request still waited for a connection: never sent.
+        case unsent
         case protocolError
         /// The client shut down before the request completed.
         case shutdown
@@ -28,7 +30,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
     /// True when the server cannot have processed the request, so resending it cannot duplicate it.
     public var requestWasNotProcessed: Bool {
         switch kind {
-        case .connectFailed, .tlsFailed, .refused: true
+        case .connectFailed, .tlsFailed, .refused, .unsent: true
         case .connectionLost, .timeout, .protocolError, .shutdown: false
         }
     }

@@ -129,3 +129,27 @@ import Testing
         await client.shutdown()
     }
 }
+
+@Suite("APNs outcomes of transport failures")
+struct APNsTransportOutcomeTests {
+    @Test func whatAPNsNeverSawIsUnavailableNotRetryable() {
+        for kind in [HTTP2Error.Kind.connectFailed, .refused, .unsent] {
+            let result = APNsClient.result(from: HTTP2Error(kind: kind, message: "x"))
+            guard case .unavailable = result.outcome else {
+                Issue.record("\(kind) gave \(result.outcome)")
+                continue
+            }
+        }
+        for kind in [HTTP2Error.Kind.timeout, .connectionLost] {
+            let result = APNsClient.result(from: HTTP2Error(kind: kind, message: "x"))
+            guard case .retryable = result.outcome else {
+                Issue.record("\(kind) gave \(result.outcome)")
+                continue
+            }
+        }
+        guard case .credentialsProblem = APNsClient.result(from: HTTP2Error(kind: .tlsFailed, message: "x")).outcome else {
+            Issue.record("a TLS failure is a credentials problem")
+            return
+        }
+    }
+}
