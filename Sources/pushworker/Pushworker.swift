@@ -11,6 +11,9 @@ struct Pushworker: AsyncParsableCommand {
     )
 
     static func main() async {
+        // A write to a socket the peer closed (hiredis, rabbitmq-c, OpenSSL) must fail with EPIPE,
+        // not kill the worker: ignored for the whole process, before any thread starts.
+        signal(SIGPIPE, SIG_IGN)
         let arguments = EnvironmentArguments.apply(
             to: Array(CommandLine.arguments.dropFirst()), root: Pushworker.self,
             environment: ProcessInfo.processInfo.environment)
