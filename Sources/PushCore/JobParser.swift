@@ -6,7 +6,12 @@ public struct JobParser: Sendable {
         "payload", "attempts", "chunk",
     ]
     public static let maxIDLength = 200
-    public static let maxGroupNameLength = 256
+    public static let maxAppLength = 64
+    public static let maxCollapseIDLength = 64
+    public static let maxTopicLength = 255
+    public static let maxGroupNameLength = 255
+    /// Groups one job may name: each is a Redis round trip, and thousands are a publisher's mistake.
+    public static let maxGroups = 1000
 
     public init() {}
 
@@ -19,7 +24,8 @@ public struct JobParser: Sendable {
         do {
             document = try json.parseTopLevel()
         } catch {
-            throw JobRejection(field: nil, "the message is not valid JSON (\(error))")
+            // The syntax error may quote a member name: cut, so the rejection stays small.
+            throw JobRejection(field: nil, "the message is not valid JSON (\(Self.shown(error.problem, maxBytes: 160)) at byte \(error.offset))")
         }
         let object: JobFields
         switch document {
@@ -27,13 +33,13 @@ public struct JobParser: Sendable {
         case let .value(value): throw JobRejection(field: nil, "the message must be a JSON object, got \(value.typeName)")
         }
         if let key = object.firstUnknownKey {
-            throw JobRejection(field: key, "unknown field (known: \(Self.fieldOrder.sorted().joined(separator: ", ")); prefix your own fields with x-)")
+            throw Self.unknownField(key)
         }
 
         let id = try string(object, "id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
-        let app = try string(object, "app", maxBytes: 64) ?? "default"
+        let app = try string(object, "app", maxBytes: Self.maxAppLength) ?? "default"
         guard !app.isEmpty, app.utf8.allSatisfy(Self.isNameByte) else {
-            throw JobRejection(field: "app", "must be 1–64 characters of A–Z, a–z, 0–9, '.', '_' or '-'")
+            throw JobRejection(field: "app", "must be 1–\(Self.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
         }
         let tokens = try parseTokens(object["tokens"])
         let groups = try parseGroups(object["groups"])
@@ -66,8 +72,8 @@ public struct JobParser: Sendable {
 
         let priority = try parsePriority(object["priority"], pushType: pushType)
         let expiration = try parseExpiration(object["expiration"], now: now)
-        let collapseID = try string(object, "collapse_id", maxBytes: 64)
-        let topic = try string(object, "topic", maxBytes: 255)
+        let collapseID = try string(object, "collapse_id", maxBytes: Self.maxCollapseIDLength)
+        let topic = try string(object, "topic", maxBytes: Self.maxTopicLength)
         if let topic, topic.isEmpty || topic.contains(" ") {
             throw JobRejection(field: "topic", "must be a bundle ID such as com.example.app (no spaces)")
         }
@@ -107,15 +113,26 @@ public struct JobParser: Sendable {
         guard case let .array(array) = value else {
             throw JobRejection(field: "groups", "must be an array of group names, got \(value.typeName)")
         }
+        guard array.count <= Self.maxGroups else {
+            throw JobRejection(field: "groups", "names \(array.count) groups; at most \(Self.maxGroups) are allowed in one job")
+        }
         var groups = [String]()
+        groups.reserveCapacity(array.count)
+        var seen = Set<GroupName>()
+        if array.count > 1 { seen.reserveCapacity(array.count) }
         for (index, element) in array.enumerated() {
             guard case let .string(name) = element else {
                 throw JobRejection(field: "groups[\(index)]", "must be a string, got \(element.typeName)")
             }
-            guard !name.isEmpty, name.utf8.count <= Self.maxGroupNameLength, !name.contains(where: \.isWhitespace) else {
+            guard name.utf8.count <= Self.maxGroupNameLength else {
+                throw JobRejection(field: "groups[\(index)]", "is \(name.utf8.count) bytes; at most \(Self.maxGroupNameLength) allowed")
+            }
+            try Self.rejectControlCharacters(in: name, field: "groups[\(index)]")
+            guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
                 throw JobRejection(field: "groups[\(index)]", "must be 1–\(Self.maxGroupNameLength) bytes without spaces")
             }
-            if !groups.contains(name) { groups.append(name) }
+            // A group named twice is expanded once.
+            if array.count == 1 || seen.insert(GroupName(name)).inserted { groups.append(name) }
         }
         return groups
     }
@@ -129,8 +146,9 @@ public struct JobParser: Sendable {
         guard case let .string(text) = value else {
             throw JobRejection(field: "push_type", "must be a string, got \(value.typeName)")
         }
+        try Self.rejectControlCharacters(in: text, field: "push_type")
         guard let type = APNsPushType(rawValue: text) else {
-            throw JobRejection(field: "push_type", "unknown push type \"\(text)\" (one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")))")
+            throw JobRejection(field: "push_type", "unknown push type \(Self.rendered(value)) (one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return type
     }
@@ -138,7 +156,7 @@ public struct JobParser: Sendable {
     private func parsePriority(_ value: JSONValue?, pushType: APNsPushType) throws(JobRejection) -> Int {
         guard let value, value != .null else { return pushType == .background ? 5 : 10 }
         guard let number = value.exactInteger, [1, 5, 10].contains(number) else {
-            throw JobRejection(field: "priority", "must be 10, 5 or 1, got \(value.rendered)")
+            throw JobRejection(field: "priority", "must be 10, 5 or 1, got \(Self.rendered(value))")
         }
         if pushType == .background, number == 10 {
             throw JobRejection(field: "priority", "background pushes must use priority 5 or 1 (APNs rejects 10)")
@@ -150,12 +168,12 @@ public struct JobParser: Sendable {
         guard let value, value != .null else { return 0 }
         if case let .string(text) = value {
             guard text.hasPrefix("+"), let seconds = Int(text.dropFirst()), seconds >= 0, seconds <= 366 * 86400 else {
-                throw JobRejection(field: "expiration", "a string must be \"+N\": N seconds from now (at most a year), got \"\(text)\"")
+                throw JobRejection(field: "expiration", "a string must be \"+N\": N seconds from now (at most a year), got \(Self.rendered(value))")
             }
             return now + seconds
         }
         guard let seconds = value.exactInteger, seconds >= 0 else {
-            throw JobRejection(field: "expiration", "must be UNIX seconds (0 = try once) or \"+N\" seconds from now, got \(value.rendered)")
+            throw JobRejection(field: "expiration", "must be UNIX seconds (0 = try once) or \"+N\" seconds from now, got \(Self.rendered(value))")
         }
         return seconds
     }
@@ -168,13 +186,14 @@ public struct JobParser: Sendable {
         guard text.utf8.count <= maxBytes else {
             throw JobRejection(field: key, "is \(text.utf8.count) bytes; at most \(maxBytes) allowed")
         }
+        try Self.rejectControlCharacters(in: text, field: key)
         return text
     }
 
     private func integer(_ object: JobFields, _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
         guard let value = object[key], value != .null else { return nil }
         guard let number = value.exactInteger, range.contains(number) else {
-            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(value.rendered)")
+            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(Self.rendered(value))")
         }
         return number
     }

@@ -27,6 +27,10 @@ public struct SandboxRule: Sendable, Codable, Hashable {
     /// Answer this way only for the first N matching requests, then behave normally (nil: always).
     public var times: Int?
 
+    /// Statuses `PUT /_sandbox/rules` accepts (`times` must be ≥ 0): final answers only, a 1xx
+    /// ends the stream with PROTOCOL_ERROR.
+    public static let statuses: ClosedRange<Int> = 200...599
+
     public init(token: String? = nil, tokenPrefix: String? = nil, status: Int, reason: String? = nil, times: Int? = nil) {
         self.token = token
         self.tokenPrefix = tokenPrefix
@@ -57,6 +61,11 @@ public struct SandboxFaults: Sendable, Codable, Hashable {
     public var stallEveryRequests: Int?
     /// Added before each answer, on the event loop's scheduler.
     public var latency: Duration
+
+    /// What `PUT /_sandbox/faults` accepts: more is a typo, and a latency of ~300 years overflows
+    /// the nanosecond deadline of a delayed answer. 0 turns a fault off.
+    public static let latencyMilliseconds: ClosedRange<Int> = 0...600_000
+    public static let everyRequests: ClosedRange<Int> = 0...1_000_000_000
 
     public init(
         goAwayEveryRequests: Int? = nil,

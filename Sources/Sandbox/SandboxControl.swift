@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import PushCore
 
 /// `/_sandbox/…` requests: how tests, benchmarks and users' CI scripts look into a sandbox running
 /// in another process and change its behaviour without a restart. They are answered before APNs
@@ -9,6 +10,8 @@ import NIOCore
 ///   POST /_sandbox/reset      clear the record and counters
 ///   PUT  /_sandbox/rules      body: a JSON array of rules, replacing the current ones
 ///   PUT  /_sandbox/faults     body: {"goAwayEveryRequests":N,"resetEveryRequests":N,"stallEveryRequests":N,"latencyMs":N}
+/// Bad input is answered 400 with `{"error":…,"field":…}`: it runs on an event loop, so a value
+/// that traps later (a latency that overflows) would take every connection down with it.
 enum SandboxControl {
     static let prefix = "/_sandbox/"
 
@@ -36,26 +39,71 @@ enum SandboxControl {
             recorder.reset()
             return (200, "{}")
         case ("PUT", "/_sandbox/rules"):
+            let rules: [SandboxRule]
             do {
-                recorder.setRules(try JSONDecoder().decode([SandboxRule].self, from: Data(bodyBytes)))
-                return (200, "{}")
+                rules = try JSONDecoder().decode([SandboxRule].self, from: Data(bodyBytes))
             } catch {
                 return (400, "{\"error\":\(quoted("rules must be a JSON array of {token|tokenPrefix, status, reason, times}: \(error)"))}")
             }
-        case ("PUT", "/_sandbox/faults"):
-            guard let object = try? JSONSerialization.jsonObject(with: Data(bodyBytes)) as? [String: Any] else {
-                return (400, "{\"error\":\"faults must be a JSON object\"}")
-            }
-            var faults = SandboxFaults()
-            faults.goAwayEveryRequests = (object["goAwayEveryRequests"] as? NSNumber)?.intValue
-            faults.resetEveryRequests = (object["resetEveryRequests"] as? NSNumber)?.intValue
-            faults.stallEveryRequests = (object["stallEveryRequests"] as? NSNumber)?.intValue
-            faults.latency = .milliseconds((object["latencyMs"] as? NSNumber)?.intValue ?? 0)
-            recorder.setFaults(faults)
+            if let problem = Self.problem(in: rules) { return (400, problem.json) }
+            recorder.setRules(rules)
             return (200, "{}")
+        case ("PUT", "/_sandbox/faults"):
+            do throws(Problem) {
+                recorder.setFaults(try Self.faults(from: bodyBytes))
+                return (200, "{}")
+            } catch {
+                return (400, error.json)
+            }
         default:
             return (404, "{\"error\":\"unknown control request \(method) \(path); see SandboxControl\"}")
         }
+    }
+
+    /// A control request's bad input, naming the field.
+    struct Problem: Error {
+        let field: String?
+        let message: String
+        var json: String { "{\"error\":\(SandboxControl.quoted(message)),\"field\":\(SandboxControl.quoted(field))}" }
+    }
+
+    static let faultFields = ["goAwayEveryRequests", "latencyMs", "resetEveryRequests", "stallEveryRequests"]
+
+    static func faults(from body: [UInt8]) throws(Problem) -> SandboxFaults {
+        guard case let .object(object)? = try? JSONValue.parse(body) else {
+            throw Problem(field: nil, message: "faults must be a JSON object: {\(faultFields.map { "\"\($0)\":N" }.joined(separator: ","))}")
+        }
+        // A misspelt fault would silently be off.
+        if let key = object.keys.filter({ !faultFields.contains($0) }).min() {
+            throw Problem(field: String(key.prefix(64)), message: "unknown field \"\(key.prefix(64))\" (known: \(faultFields.joined(separator: ", ")))")
+        }
+        var faults = SandboxFaults()
+        faults.goAwayEveryRequests = try integer(object, "goAwayEveryRequests", in: SandboxFaults.everyRequests)
+        faults.resetEveryRequests = try integer(object, "resetEveryRequests", in: SandboxFaults.everyRequests)
+        faults.stallEveryRequests = try integer(object, "stallEveryRequests", in: SandboxFaults.everyRequests)
+        faults.latency = .milliseconds(try integer(object, "latencyMs", in: SandboxFaults.latencyMilliseconds) ?? 0)
+        return faults
+    }
+
+    static func problem(in rules: [SandboxRule]) -> Problem? {
+        for (index, rule) in rules.enumerated() {
+            if !SandboxRule.statuses.contains(rule.status) {
+                let range = SandboxRule.statuses
+                return Problem(field: "rules[\(index)].status", message: "rules[\(index)].status must be an HTTP status in \(range.lowerBound)…\(range.upperBound), got \(rule.status)")
+            }
+            if let times = rule.times, times < 0 {
+                return Problem(field: "rules[\(index)].times", message: "rules[\(index)].times must be ≥ 0 (or absent: always), got \(times)")
+            }
+        }
+        return nil
+    }
+
+    private static func integer(_ object: [String: JSONValue], _ key: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
+        guard let value = object[key], value != .null else { return nil }
+        guard let number = value.exactInteger, range.contains(number) else {
+            throw Problem(field: key, message: "\(key) must be an integer in \(range.lowerBound)…\(range.upperBound), got \(value.rendered)")
+        }
+        return number
     }
 
     private static func quoted(_ text: String?) -> String {

@@ -290,8 +290,8 @@ struct BadJob: Sendable, CustomTestStringConvertible {
         BadJob("groups not an array", ["groups": #""news""#], field: "groups", "must be an array", "got a string"),
         BadJob("group empty name", ["groups": #"[""]"#], field: "groups[0]", "without spaces"),
         BadJob("group name with spaces", ["groups": #"["news","late news"]"#], field: "groups[1]", "without spaces"),
-        BadJob("group name with a tab", ["groups": #"["a\tb"]"#], field: "groups[0]", "without spaces"),
-        BadJob("group name too long", ["groups": #"["\#(String(repeating: "g", count: 257))"]"#], field: "groups[0]", "256"),
+        BadJob("group name with a tab", ["groups": #"["a\tb"]"#], field: "groups[0]", "control character (0x09) at byte 1"),
+        BadJob("group name too long", ["groups": #"["\#(String(repeating: "g", count: 256))"]"#], field: "groups[0]", "256 bytes", "at most 255"),
         BadJob("group not a string", ["groups": #"["news",2]"#], field: "groups[1]", "must be a string", "got a number"),
         // devices
         BadJob("no tokens and no groups", ["tokens": "[]", "groups": "[]"], field: "tokens", "names no devices"),

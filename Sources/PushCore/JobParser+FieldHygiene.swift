@@ -1,0 +1,70 @@
+/// What a publisher's text may put into a rejection: field values that go into HTTP/2 headers, AMQP
+/// properties and Redis keys hold no control characters, and no rejection grows with its input.
+extension JobParser {
+    /// Unknown member names longer than this are shown cut to it (with "…" and their length).
+    public static let maxShownNameBytes = 64
+    /// Bad values are quoted up to this many bytes.
+    static let maxQuotedBytes = 40
+
+    /// Rejects U+0000–U+001F and U+007F, naming the first one and its byte offset (from 0).
+    static func rejectControlCharacters(in text: String, field: @autoclosure () -> String) throws(JobRejection) {
+        // Control characters are ASCII; every byte of a multi-byte UTF-8 sequence is ≥ 0x80.
+        var offset = 0
+        for byte in text.utf8 {
+            if isControl(byte) {
+                throw JobRejection(field: field(), "contains a control character (0x\(hexByte(byte))) at byte \(offset)")
+            }
+            offset += 1
+        }
+    }
+
+    static func unknownField(_ key: String) -> JobRejection {
+        let known = "known: \(fieldOrder.sorted().joined(separator: ", ")); prefix your own fields with x-"
+        let size = key.utf8.count
+        guard size > maxShownNameBytes else { return JobRejection(field: shown(key, maxBytes: maxShownNameBytes), "unknown field (\(known))") }
+        return JobRejection(field: shown(key, maxBytes: maxShownNameBytes),
+                            "unknown field (its name is \(size) bytes, shown cut to \(maxShownNameBytes); \(known))")
+    }
+
+    /// A value for an error message; strings are quoted and cut like `shown`.
+    static func rendered(_ value: JSONValue) -> String {
+        guard case let .string(text) = value else { return value.rendered }
+        return "\"\(shown(text, maxBytes: maxQuotedBytes))\""
+    }
+
+    /// `text` with control characters escaped as in JSON (`\u000A`), cut at a scalar boundary to at
+    /// most `maxBytes` bytes plus "…". Reads no further than it writes, whatever the input's size.
+    static func shown(_ text: String, maxBytes: Int) -> String {
+        var result = ""
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let escaped = scalar.isASCII && isControl(UInt8(scalar.value))
+            let size = escaped ? 6 : UTF8.width(scalar)
+            guard used + size <= maxBytes else { return result + "…" }
+            if escaped { result += "\\u00\(hexByte(UInt8(scalar.value)))" } else { result.unicodeScalars.append(scalar) }
+            used += size
+        }
+        return result
+    }
+
+    private static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F }
+
+    private static func hexByte(_ byte: UInt8) -> String {
+        let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}
+
+/// A group name compared by its bytes: Swift's `==` takes NFC and NFD spellings as equal, Redis keys do not.
+struct GroupName: Hashable {
+    let name: String
+
+    init(_ name: String) { self.name = name }
+
+    static func == (lhs: GroupName, rhs: GroupName) -> Bool { lhs.name.utf8.elementsEqual(rhs.name.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var name = self.name
+        name.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}
