@@ -18,6 +18,13 @@ swift build --build-tests 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' ; build_status=$
 set -o pipefail
 [ "$build_status" -eq 0 ] || { echo "ops/test.sh: build failed" >&2; exit "$build_status"; }
 swift test --skip-build "$@"
-# Resilience under crashes, restarts, broken connections and bad input, with its own RabbitMQ and
-# Redis on 5673/6380 (README "Delivery guarantees"); FAULTS=0 skips it.
-if [ "${FAULTS:-1}" != 0 ]; then /usr/bin/python3 ops/faults --quick; fi
+# Memory safety and resilience, under AddressSanitizer (README "Delivery guarantees"): the
+# integration tests again, then the fault suite (crashes, restarts, broken connections, bad input,
+# its own RabbitMQ and Redis on 5673/6380) with ASan-built workers and sandbox. Any sanitizer
+# report fails. SANITIZE=0 skips the ASan pass (the faults then use the debug build); FAULTS=0
+# skips the fault suite.
+if [ "${SANITIZE:-1}" != 0 ]; then
+  if [ "${FAULTS:-1}" != 0 ]; then ops/sanitize address --filter IntegrationTests; else ops/sanitize address --no-faults --filter IntegrationTests; fi
+elif [ "${FAULTS:-1}" != 0 ]; then
+  /usr/bin/python3 ops/faults --quick
+fi
