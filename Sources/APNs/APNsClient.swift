@@ -44,7 +44,7 @@ public final class APNsClient: Sendable {
             try APNsRequestBuilder.checkPayload(of: notification)
             let authorization = try tokenProvider?.authorizationHeader()
             headers = try headerCache.block(for: .init(notification, authorization: authorization)) { () throws(APNsRequestProblem) in
-                http.sharedHeaders(method: "POST", headers: try builder.headers(for: notification, authorization: authorization))
+                http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification, authorization: authorization))
             }
         } catch let problem as APNsRequestProblem {
             completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(status: 400, reason: problem.reason)))
@@ -53,13 +53,16 @@ public final class APNsClient: Sendable {
             completion(APNsResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
             return
         }
-        http.send(headers: headers, path: APNsRequestBuilder.path(for: notification.token), body: notification.payload) { result in
-            switch result {
-            case let .success(response):
-                completion(Self.result(from: response))
-            case let .failure(error):
-                completion(Self.result(from: error))
+        let sentID = notification.apnsID
+        http.send(headers: headers, path: APNsRequestBuilder.path(for: notification.token),
+                  requestHeader: APNsRequestBuilder.apnsIDHeader(notification), body: notification.payload) { result in
+            var answer = switch result {
+            case let .success(response): Self.result(from: response)
+            case let .failure(error): Self.result(from: error)
             }
+            // Without an answer (a timeout, a lost connection) the id is still the one we sent.
+            if answer.apnsID == nil { answer.apnsID = sentID }
+            completion(answer)
         }
     }
 

@@ -3,7 +3,7 @@ import PushCore
 import Synchronization
 
 /// The flattened headers of the notifications sent most recently, keyed by everything in them
-/// but the device: a job to many devices, or many one-device jobs of the same kind, build their
+/// but the device and the apns-id (both sent per request): a job to many devices, or many one-device jobs of the same kind, build their
 /// header block once instead of once per request.
 final class APNsHeaderCache: Sendable {
     struct Key: Hashable, Sendable {
@@ -13,7 +13,6 @@ final class APNsHeaderCache: Sendable {
         var priority: Int
         var expiration: Int
         var collapseID: String?
-        var apnsID: String?
 
         init(_ notification: APNsNotification, authorization: String?) {
             self.authorization = authorization
@@ -22,7 +21,6 @@ final class APNsHeaderCache: Sendable {
             priority = notification.priority
             expiration = notification.expiration
             collapseID = notification.collapseID
-            apnsID = notification.apnsID
         }
     }
 
@@ -35,8 +33,6 @@ final class APNsHeaderCache: Sendable {
             return hit
         }
         let block = try build()
-        // A per-notification apns-id would only evict useful entries.
-        guard key.apnsID == nil else { return block }
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append((key, block))

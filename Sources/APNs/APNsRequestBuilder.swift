@@ -3,14 +3,15 @@ import PushCore
 
 /// Turns a notification into the HTTP/2 request APNs expects (PROTOCOLS.md §1.2). Per-request
 /// values (`:path`, `apns-id`) are sent never-indexed so they don't churn the HPACK table; stable
-/// ones (authorization, topic, push type) are indexed.
+/// ones (authorization, topic, push type) are indexed and shared by every device of a job.
 struct APNsRequestBuilder: Sendable {
     let defaultTopic: String?
 
     func request(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> HTTP2Request {
         try Self.checkPayload(of: notification)
-        return HTTP2Request(method: "POST", path: Self.path(for: notification.token), headers: try headers(for: notification, authorization: authorization),
-                     body: notification.payload)
+        var headers = try sharedHeaders(for: notification, authorization: authorization)
+        if let apnsID = Self.apnsIDHeader(notification) { headers.append(apnsID) }
+        return HTTP2Request(method: "POST", path: Self.path(for: notification.token), headers: headers, body: notification.payload)
     }
 
     /// Apart from the headers: the payload is per job, the cached headers per kind of notification.
@@ -24,8 +25,13 @@ struct APNsRequestBuilder: Sendable {
         "/3/device/" + token.hex
     }
 
-    /// Every header but `:path`: the same for every device a job goes to.
-    func headers(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> [HTTP2Header] {
+    /// The request's own id, never indexed: it differs on every request.
+    static func apnsIDHeader(_ notification: APNsNotification) -> HTTP2Header? {
+        notification.apnsID.map { HTTP2Header(name: "apns-id", value: $0, neverIndex: true) }
+    }
+
+    /// Every header but `:path` and `apns-id`: the same for every device a job goes to.
+    func sharedHeaders(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> [HTTP2Header] {
         guard let bundleTopic = notification.topic ?? defaultTopic else {
             throw APNsRequestProblem(reason: APNsReason.missingTopic.rawValue, "no topic: set --apns-topic or the job's \"topic\"")
         }
@@ -41,9 +47,6 @@ struct APNsRequestBuilder: Sendable {
         headers.append(HTTP2Header(name: "apns-expiration", value: String(notification.expiration)))
         if let collapseID = notification.collapseID {
             headers.append(HTTP2Header(name: "apns-collapse-id", value: collapseID))
-        }
-        if let apnsID = notification.apnsID {
-            headers.append(HTTP2Header(name: "apns-id", value: apnsID, neverIndex: true))
         }
         return headers
     }

@@ -53,9 +53,11 @@ public final class HTTP2Client: Sendable {
     }
 
     /// Sends a request made of shared headers, its own path and a body.
-    public func send(headers: RequestHeaderBlock, path: String, body: [UInt8],
+    /// `requestHeader`: one more field of this request alone (lowercase name), sent never-indexed,
+    /// so a per-request id does not cost the shared block's reuse.
+    public func send(headers: RequestHeaderBlock, path: String, requestHeader: HTTP2Header? = nil, body: [UInt8],
                      completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
-        let submission = Submission(headerBlock: headers, path: path, body: body,
+        let submission = Submission(headerBlock: headers, path: path, requestHeader: requestHeader, body: body,
                                     deadline: .now + requestTimeout, completion: completion)
         if let failure = shared.submit(submission) {
             completion(.failure(failure))

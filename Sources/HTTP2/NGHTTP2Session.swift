@@ -66,15 +66,19 @@ final class NGHTTP2Session {
     func submit(_ stream: HTTP2Stream) throws(HTTP2Error) -> Int32 {
         let request = stream.request
         var path = request.path
+        // One field of this request alone (an apns-id) goes last; names and values empty otherwise.
+        var ownName = request.requestHeader?.name ?? ""
+        var ownValue = request.requestHeader?.value ?? ""
+        let hasOwnField = !ownName.isEmpty
         let user = Unmanaged.passUnretained(stream).toOpaque()
         let hasBody = !request.body.isEmpty
-        let id: Int32 = path.withUTF8 { pathBytes in
+        let id: Int32 = path.withUTF8 { pathBytes in ownName.withUTF8 { ownNameBytes in ownValue.withUTF8 { ownValueBytes in
             request.headerBlock.bytes.withUnsafeBufferPointer { bytes in
                 request.headerBlock.fields.withUnsafeBufferPointer { fields in
-                    let count = fields.count + 1
+                    let count = fields.count + 1 + (hasOwnField ? 1 : 0)
                     return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
                         // nghttp2 copies names and values during submit (no NO_COPY flags), so the
-                        // block and the path only have to outlive this call.
+                        // block, the path and the own field only have to outlive this call.
                         let base = UnsafeMutablePointer(mutating: bytes.baseAddress!)
                         var slot = 0
                         for field in fields {
@@ -88,7 +92,14 @@ final class NGHTTP2Session {
                                                    flags: UInt8(flags))
                             slot += 1
                         }
-                        if slot < count { nva[slot] = Self.pathField(pathBytes) }
+                        if slot == fields.count { nva[slot] = Self.pathField(pathBytes) }
+                        if hasOwnField {
+                            nva[count - 1] = nghttp2_nv(
+                                name: UnsafeMutablePointer(mutating: ownNameBytes.baseAddress!),
+                                value: UnsafeMutablePointer(mutating: ownValueBytes.baseAddress ?? ownNameBytes.baseAddress!),
+                                namelen: ownNameBytes.count, valuelen: ownValueBytes.count,
+                                flags: UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue))
+                        }
                         guard hasBody else {
                             return nghttp2_submit_request(raw, nil, nva.baseAddress, count, nil, user)
                         }
@@ -97,7 +108,7 @@ final class NGHTTP2Session {
                     }
                 }
             }
-        }
+        } } }
         guard id > 0 else {
             throw HTTP2Error(kind: .refused, message: "nghttp2_submit_request: \(String(cString: nghttp2_strerror(id)))")
         }

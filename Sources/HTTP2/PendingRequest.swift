@@ -2,6 +2,8 @@
 struct Submission: Sendable {
     var headerBlock: RequestHeaderBlock
     var path: String
+    /// A field of this request alone besides `:path` (an `apns-id`), sent never-indexed.
+    var requestHeader: HTTP2Header?
     var body: [UInt8]
     var deadline: ContinuousClock.Instant
     var completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
@@ -17,6 +19,7 @@ final class PendingRequest {
 
     let headerBlock: RequestHeaderBlock
     let path: String
+    let requestHeader: HTTP2Header?
     /// Read by nghttp2's data provider; lives here until the stream closes.
     let body: [UInt8]
     let deadline: ContinuousClock.Instant
@@ -28,6 +31,7 @@ final class PendingRequest {
     init(_ submission: Submission) {
         headerBlock = submission.headerBlock
         path = submission.path
+        requestHeader = submission.requestHeader
         body = submission.body
         deadline = submission.deadline
         completion = submission.completion

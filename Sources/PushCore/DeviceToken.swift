@@ -1,31 +1,47 @@
-/// A device token as APNs wants it in `:path`: lowercase hex. Apple does not fix the length, so any
-/// even-length hex string of 64…400 characters is accepted; Base64 (as push2mob took) is converted.
+/// A device token: `given` is the text as the job or the group gave it (what events name, so an
+/// application can match them), `hex` is what APNs wants in `:path` (lowercase). Apple does not
+/// fix the length, so any even-length hex string of 64…400 characters is accepted. Base64 only in
+/// the form push2mob took: 44 characters of the standard alphabet with one `=`, 32 bytes; any
+/// other non-hex text is refused rather than read as a different device.
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let hex: String
+    public let given: String
 
     public static let minHexLength = 64
     public static let maxHexLength = 400
+    static let base64Length = 44
 
     public init(validating text: String) throws(TokenProblem) {
         if let hex = Self.normalizedHex(text) {
             self.hex = hex
-        } else if !Self.isAllHex(text), let bytes = Base64.decode(text), bytes.count * 2 >= Self.minHexLength, bytes.count * 2 <= Self.maxHexLength {
+        } else if let bytes = Self.base64Bytes(text) {
             self.hex = Hex.encode(bytes)
         } else {
             throw TokenProblem(text: text)
         }
+        self.given = text
     }
 
     /// For tokens already validated (read back from our own chunk and retry jobs).
-    public init(trustedHex: String) { self.hex = trustedHex }
+    public init(trustedHex: String) {
+        self.hex = trustedHex
+        self.given = trustedHex
+    }
+
+    /// One device whatever its spelling.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.hex == rhs.hex }
+    public func hash(into hasher: inout Hasher) { hasher.combine(hex) }
 
     /// Enough to recognise a device in logs without publishing the full token.
     public var shortened: String { hex.count <= 12 ? hex : "\(hex.prefix(8))…\(hex.suffix(4))" }
     public var description: String { shortened }
 
-    /// A hex string of the wrong length is a broken hex token, never Base64 by accident.
-    private static func isAllHex(_ text: String) -> Bool {
-        text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0 | 0x20) }
+    private static func base64Bytes(_ text: String) -> [UInt8]? {
+        let utf8 = text.utf8
+        guard utf8.count == base64Length, utf8.last == UInt8(ascii: "="),
+              !utf8.contains(UInt8(ascii: "-")), !utf8.contains(UInt8(ascii: "_")),
+              let bytes = Base64.decode(text), bytes.count == 32 else { return nil }
+        return bytes
     }
 
     private static func normalizedHex(_ text: String) -> String? {
@@ -49,6 +65,7 @@ public struct TokenProblem: Error, Sendable, CustomStringConvertible {
     public let length: Int
     init(text: String) { length = text.utf8.count }
     public var description: String {
-        "not a device token: expected \(DeviceToken.minHexLength)–\(DeviceToken.maxHexLength) hex characters (even count) or Base64, got \(length) characters"
+        "not a device token: expected \(DeviceToken.minHexLength)–\(DeviceToken.maxHexLength) hex characters (even count) "
+            + "or \(DeviceToken.base64Length) characters of Base64 ending in '=' (32 bytes), got \(length) characters"
     }
 }

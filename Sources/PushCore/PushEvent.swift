@@ -1,7 +1,8 @@
 /// What the worker tells applications on the `push.results` topic exchange (DESIGN.md "Events").
 public enum PushEvent: Sendable, Hashable {
-    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?)
-    case deliveryFailed(token: String, status: Int, reason: String, attempts: Int)
+    /// `requestID`: the id the request carried (APNs' `apns-id`), nil when none was sent.
+    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?, requestID: String? = nil)
+    case deliveryFailed(token: String, status: Int, reason: String, attempts: Int, requestID: String? = nil)
     /// `excerpt`: the start of the message, when the dead-letter copy could not keep it whole.
     case jobRejected(error: String, field: String?, excerpt: String? = nil)
     case jobCompleted(JobCounts)
@@ -26,16 +27,18 @@ public enum PushEvent: Sendable, Hashable {
         writer.field("app", app)
         writer.field("time", time: time)
         switch self {
-        case let .tokenInvalid(token, reason, status, timestamp):
+        case let .tokenInvalid(token, reason, status, timestamp, requestID):
             writer.field("token", token)
             writer.field("reason", reason)
             writer.field("status", status)
             writer.field("timestamp", timestamp)
-        case let .deliveryFailed(token, status, reason, attempts):
+            if let requestID { writer.field("apns_id", requestID) }
+        case let .deliveryFailed(token, status, reason, attempts, requestID):
             writer.field("token", token)
             writer.field("status", status)
             writer.field("reason", reason)
             writer.field("attempts", attempts)
+            if let requestID { writer.field("apns_id", requestID) }
         case let .jobRejected(error, field, excerpt):
             writer.field("error", error)
             writer.field("field", field)
@@ -54,6 +57,10 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("attempt", counts.attempt)
             writer.field("duration_ms", counts.durationMilliseconds)
             if !counts.groupsMissing.isEmpty { writer.field("groups_missing", strings: counts.groupsMissing) }
+            if let first = counts.firstRequestID, let last = counts.lastRequestID {
+                writer.field("apns_id_first", first)
+                writer.field("apns_id_last", last)
+            }
         }
         return writer.finish()
     }
@@ -73,6 +80,9 @@ public struct JobCounts: Sendable, Hashable {
     public var durationMilliseconds = 0
     /// Groups the job named that had no members (written only when there are some).
     public var groupsMissing: [String] = []
+    /// The ids of this attempt's requests, in the order of the job's devices (written when sent).
+    public var firstRequestID: String?
+    public var lastRequestID: String?
 
     public init() {}
 }

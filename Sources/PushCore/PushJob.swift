@@ -50,7 +50,7 @@ public struct PushJob: Sendable, Hashable {
         var writer = JSONWriter(capacity: 128 + payload.count + tokens.count * 68)
         writer.field("id", id)
         writer.field("app", app)
-        writer.field("tokens", strings: tokens.map(\.hex))
+        writer.field("tokens", strings: tokens.map(\.given))
         if !groups.isEmpty { writer.field("groups", strings: groups) }
         writer.field("push_type", pushType.rawValue)
         writer.field("priority", priority)

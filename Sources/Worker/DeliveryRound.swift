@@ -6,26 +6,29 @@ import Synchronization
 /// from the connection pool fill a preallocated result array; the last one calls `completion`
 /// (on the HTTP/2 thread), so a 1,000-device chunk costs one hand-off rather than one per device.
 enum DeliveryRound {
-    static func send(_ job: PushJob, to devices: [DeviceToken], with client: APNsClient,
-                     deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
+    /// `ids` names the requests: the device at `i` gets `ids.id(at: positions?[i] ?? i)` (positions:
+    /// where a resent device stands in the job's list, so it keeps its id).
+    static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
+                     with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
                      completion: @escaping @Sendable ([APNsResult]) -> Void) {
-        func notification(_ device: DeviceToken) -> APNsNotification {
-            APNsNotification(token: device, topic: job.topic, pushType: job.pushType, priority: job.priority,
-                             expiration: job.expiration, collapseID: job.collapseID, payload: job.payload)
+        func notification(_ index: Int) -> APNsNotification {
+            APNsNotification(token: devices[index], topic: job.topic, pushType: job.pushType, priority: job.priority,
+                             expiration: job.expiration, collapseID: job.collapseID,
+                             apnsID: ids.id(at: positions?[index] ?? index), payload: job.payload)
         }
         switch devices.count {
         case 0:
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
-            client.send(notification(devices[0])) { result in
+            client.send(notification(0)) { result in
                 latency.record(since: deliveredAt)
                 completion([result])
             }
         default:
             let collector = ResultCollector(count: devices.count, completion: completion)
-            for (index, device) in devices.enumerated() {
-                client.send(notification(device)) { result in
+            for index in devices.indices {
+                client.send(notification(index)) { result in
                     latency.record(since: deliveredAt)
                     collector.record(result, at: index)
                 }
@@ -33,10 +36,10 @@ enum DeliveryRound {
         }
     }
 
-    static func send(_ job: PushJob, to devices: [DeviceToken], with client: APNsClient,
-                     deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder) async -> [APNsResult] {
+    static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
+                     with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder) async -> [APNsResult] {
         await withCheckedContinuation { continuation in
-            send(job, to: devices, with: client, deliveredAt: deliveredAt, latency: latency) {
+            send(job, to: devices, ids: ids, positions: positions, with: client, deliveredAt: deliveredAt, latency: latency) {
                 continuation.resume(returning: $0)
             }
         }

@@ -68,10 +68,12 @@ final class JobProcessor: Sendable {
         }
         let log = JobLog(logger, job: job)
         let client = clients[job.app]!
-        DeliveryRound.send(job, to: job.tokens, with: client, deliveredAt: started, latency: status.latency) { [self] results in
+        let ids = APNsIDRange(count: job.tokens.count)
+        DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, deliveredAt: started, latency: status.latency) { [self] results in
             let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
                 var settlement = Settlement(job: job, now: now)
                 settlement.counts.devices = job.tokens.count
+                settlement.sent(with: ids)
                 settlement.record(job.tokens, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
                 settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
                 settle(delivery, settlement, log: log) { _ in settled() }
@@ -79,7 +81,7 @@ final class JobProcessor: Sendable {
             guard results.contains(where: Self.asksForNewCredentials) else { return finish(results) }
             Task {
                 var results = results
-                await refreshCredentialsIfAsked(job, devices: job.tokens, results: &results, client: client, log: log)
+                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client, log: log)
                 finish(results)
             }
         }
@@ -154,8 +156,10 @@ final class JobProcessor: Sendable {
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
         } else if !devices.isEmpty {
             let client = clients[job.app]!
-            var results = await DeliveryRound.send(job, to: devices, with: client, deliveredAt: started, latency: status.latency)
-            await refreshCredentialsIfAsked(job, devices: devices, results: &results, client: client, log: log)
+            let ids = APNsIDRange(count: devices.count)
+            settlement.sent(with: ids)
+            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, deliveredAt: started, latency: status.latency)
+            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, client: client, log: log)
             settlement.record(devices, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
@@ -163,7 +167,8 @@ final class JobProcessor: Sendable {
     }
 
     /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those devices once.
-    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], results: inout [APNsResult], client: APNsClient, log: JobLog) async {
+    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: APNsIDRange, results: inout [APNsResult],
+                                           client: APNsClient, log: JobLog) async {
         let stale = results.indices.filter { Self.asksForNewCredentials(results[$0]) }
         guard !stale.isEmpty, let provider = client.tokenProvider else { return }
         let refreshed = (try? provider.refreshAfterRejection()) ?? false
@@ -172,7 +177,8 @@ final class JobProcessor: Sendable {
             return
         }
         log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: [LogKeys.devices: "\(stale.count)"])
-        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, with: client, deliveredAt: .now, latency: status.latency)
+        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
+                                             deliveredAt: .now, latency: status.latency)
         for (index, result) in zip(stale, again) {
             results[index] = result
             if Self.asksForNewCredentials(result) { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }

@@ -31,9 +31,10 @@ struct Settlement: Sendable {
             counts.sent += 1
         case let .tokenInvalid(reason):
             counts.invalid += 1
-            events.append(.tokenInvalid(token: device.hex, reason: reason, status: result.status, timestamp: result.timestamp))
+            events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,
+                                        requestID: result.apnsID))
         case let .permanentFailure(reason):
-            fail(device, status: result.status, reason: reason)
+            fail(device, status: result.status, reason: reason, requestID: result.apnsID)
         case let .unavailable(reason):
             // Not the device's fault: it waits for APNs, without using up an attempt.
             heldTokens.append(device)
@@ -43,7 +44,7 @@ struct Settlement: Sendable {
                 counts.retried += 1
                 retryTokens.append(device)
             } else {
-                fail(device, status: result.status, reason: reason)
+                fail(device, status: result.status, reason: reason, requestID: result.apnsID)
             }
         case let .refreshCredentials(reason), let .credentialsProblem(reason):
             heldTokens.append(device)
@@ -51,8 +52,15 @@ struct Settlement: Sendable {
         }
     }
 
-    mutating func fail(_ device: DeviceToken, status: Int, reason: String) {
+    mutating func fail(_ device: DeviceToken, status: Int, reason: String, requestID: String? = nil) {
         counts.failed += 1
-        events.append(.deliveryFailed(token: device.hex, status: status, reason: reason, attempts: job.attempts + 1))
+        events.append(.deliveryFailed(token: device.given, status: status, reason: reason, attempts: job.attempts + 1,
+                                      requestID: requestID))
+    }
+
+    /// The ids the attempt's requests carried, for job.completed.
+    mutating func sent(with ids: APNsIDRange) {
+        counts.firstRequestID = ids.first
+        counts.lastRequestID = ids.last
     }
 }

@@ -26,10 +26,10 @@ struct GroupsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add device tokens to a group.")
         @OptionGroup var target: Target
-        @Argument(help: "Device tokens (hex or Base64).") var tokens: [String]
+        @Argument(help: "Device tokens (hex, or 44-character Base64), stored as given: events name them that way.") var tokens: [String]
 
         func run() async throws {
-            let valid = try GroupsCommand.validate(tokens)
+            let valid = try GroupsCommand.validate(tokens).map(\.given)
             let added = try await target.client().setAdd(key: target.key, members: valid)
             print("\(added) added, \(valid.count - added) already in \(target.key)")
         }
@@ -38,11 +38,12 @@ struct GroupsCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove device tokens from a group.")
         @OptionGroup var target: Target
-        @Argument(help: "Device tokens (hex or Base64).") var tokens: [String]
+        @Argument(help: "Device tokens (hex, or 44-character Base64); the lowercase hex spelling is removed too.") var tokens: [String]
 
         func run() async throws {
-            let valid = try GroupsCommand.validate(tokens)
-            let removed = try await target.client().setRemove(key: target.key, members: valid)
+            var seen = Set<String>()
+            let spellings = try GroupsCommand.validate(tokens).flatMap { [$0.given, $0.hex] }.filter { seen.insert($0).inserted }
+            let removed = try await target.client().setRemove(key: target.key, members: spellings)
             print("\(removed) removed from \(target.key)")
         }
     }
@@ -63,10 +64,10 @@ struct GroupsCommand: AsyncParsableCommand {
         }
     }
 
-    static func validate(_ tokens: [String]) throws -> [String] {
+    static func validate(_ tokens: [String]) throws -> [DeviceToken] {
         guard !tokens.isEmpty else { throw ValidationError("give at least one device token") }
         return try tokens.enumerated().map { index, text in
-            do { return try DeviceToken(validating: text).hex } catch {
+            do { return try DeviceToken(validating: text) } catch {
                 throw ValidationError("token \(index + 1): \(error)")
             }
         }

@@ -106,13 +106,13 @@ import Testing
         _ = try cache.block(for: .init(notification(priority: 5), authorization: "bearer 2"), build: build)
         #expect(builds == 3, "a new JWT or another priority is another header block")
         _ = try cache.block(for: .init(notification(apnsID: "x"), authorization: "bearer 2"), build: build)
-        _ = try cache.block(for: .init(notification(apnsID: "x"), authorization: "bearer 2"), build: build)
-        #expect(builds == 5, "blocks with a per-notification apns-id are not kept")
+        _ = try cache.block(for: .init(notification(apnsID: "y"), authorization: "bearer 2"), build: build)
+        #expect(builds == 3, "the apns-id is sent per request, outside the shared block: it does not split the cache")
         for priority in 0..<APNsHeaderCache.capacity {
             _ = try cache.block(for: .init(notification(priority: 100 + priority), authorization: "bearer 2"), build: build)
         }
         _ = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
-        #expect(builds == 5 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
+        #expect(builds == 3 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
     }
 
     @Test func payloadLimitHoldsWhenTheHeadersAreCached() async throws {
@@ -151,5 +151,38 @@ struct APNsTransportOutcomeTests {
             Issue.record("a TLS failure is a credentials problem")
             return
         }
+    }
+}
+
+@Suite("APNsIDRange")
+struct APNsIDRangeTests {
+    private struct Counting: RandomNumberGenerator {
+        var state: UInt64 = 0x0123_4567_89ab_cdef
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state
+        }
+    }
+
+    @Test("canonical version-4 UUIDs whose last eight hex digits count the devices")
+    func format() throws {
+        var generator = Counting()
+        let range = APNsIDRange(count: 300, using: &generator)
+        let canonical = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+        for index in [0, 1, 255, 299] {
+            let id = range.id(at: index)
+            #expect(id.wholeMatch(of: canonical) != nil, "\(id)")
+            #expect(UInt32(id.suffix(8), radix: 16) == UInt32(index))
+            #expect(id.prefix(28) == range.id(at: 0).prefix(28))
+        }
+        #expect(range.first == range.id(at: 0))
+        #expect(range.last == range.id(at: 299))
+        #expect(APNsIDRange(count: 0).first == nil)
+    }
+
+    @Test("two attempts never share a range")
+    func distinct() {
+        let ids = Set((0..<1000).map { _ in APNsIDRange(count: 1).id(at: 0) })
+        #expect(ids.count == 1000)
     }
 }

@@ -67,4 +67,36 @@ extension GuardTests {
             #expect(worker.status.snapshot.jobs == 1)
         }
     }
+
+    @Test func eventsNameTokensAsTheJobAndTheGroupGaveThem() async throws {
+        // Foundation's encoder, not ours: the spelling an application stored.
+        func base64(_ hex: String) -> String {
+            let bytes = stride(from: 0, to: hex.count, by: 2).map { offset -> UInt8 in
+                let start = hex.index(hex.startIndex, offsetBy: offset)
+                return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+            }
+            return Data(bytes).base64EncodedString()
+        }
+        let upper = PipelineFixture.token(0xa410), inJob = PipelineFixture.token(0xb410)
+        let inGroup = PipelineFixture.token(0xc410), failing = PipelineFixture.token(0xd500)
+        let rules = [upper, inJob, inGroup].map { SandboxRule(token: $0, status: 410, reason: "Unregistered") }
+            + [SandboxRule(token: failing, status: 500, reason: "InternalServerError")]
+        try await PipelineFixture.with(sandbox: { $0.rules = rules }) { fixture in
+            try await fixture.addToGroup("stored-as-base64", [base64(inGroup)])
+            try fixture.startWorker(fixture.workerConfiguration(retryDelays: [.milliseconds(200)]))
+            let given = [upper.uppercased(), base64(inJob), base64(failing)]
+            try await fixture.publish(#"{"id":"as-given","tokens":["\#(given.joined(separator: "\",\""))"],"groups":["stored-as-base64"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            let events = try await fixture.events { $0.filter { $0.routingKey == "token.invalid" }.count == 3 && $0.contains { $0.routingKey == "delivery.failed" } }
+            let invalid = Set(events.filter { $0.routingKey == "token.invalid" }.compactMap { $0.string("token") })
+            #expect(invalid == [upper.uppercased(), base64(inJob), base64(inGroup)])
+            // The retry job carried the Base64 spelling through the delay queue.
+            let failed = try #require(events.first { $0.routingKey == "delivery.failed" })
+            #expect(failed.string("token") == base64(failing))
+            #expect(failed.int("attempts") == 2)
+            // APNs got lowercase hex every time.
+            let sent = Set(fixture.sandbox.received().map(\.token))
+            #expect(sent == [upper, inJob, inGroup, failing])
+        }
+    }
 }

@@ -77,4 +77,29 @@ struct HeaderTests {
             #expect(fixture.sandbox.statistics().maxConcurrentStreamsSeen == 1)
         }
     }
+
+    @Test func everyRequestCarriesAnAPNsIDThatTheEventsName() async throws {
+        let tokens = (0..<5).map { PipelineFixture.token(5200 + $0) }
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: tokens[3], status: 410, reason: "Unregistered")] }) { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"ids","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            // The sandbox generates an id only when the request had none: so these are ours.
+            let sent = Dictionary(uniqueKeysWithValues: fixture.sandbox.received().map { ($0.token, $0.apnsID) })
+            let ids = tokens.map { sent[$0] ?? "" }
+            let canonical = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+            for id in ids {
+                #expect(id.wholeMatch(of: canonical) != nil, "\(id)")
+            }
+            let prefixes: Set<String> = Set(ids.map { String($0.prefix(28)) })
+            #expect(prefixes.count == 1, "one range per job attempt")
+            let counters: [String] = ids.map { String($0.suffix(8)) }
+            #expect(counters == ["00000000", "00000001", "00000002", "00000003", "00000004"], "counted in the job's device order")
+            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            #expect(completed.string("apns_id_first") == ids[0])
+            #expect(completed.string("apns_id_last") == ids[4])
+            let invalid = try #require(events.first { $0.routingKey == "token.invalid" })
+            #expect(invalid.string("apns_id") == ids[3])
+        }
+    }
 }

@@ -40,21 +40,38 @@ struct DeviceTokenTests {
         #expect(throws: TokenProblem.self) { try DeviceToken(validating: text) }
     }
 
-    @Test("Base64 tokens decode to hex; standard and url alphabets, padded or not")
+    @Test("44-character padded Base64 (32 bytes, standard alphabet) decodes to hex and is kept as given")
     func base64() throws {
         let bytes: [UInt8] = (0..<32).map { UInt8(255 - $0 * 3) }
-        let expected = hexString(bytes)
-        for (urlSafe, padded) in [(false, true), (false, false), (true, true), (true, false)] {
-            let text = Base64.encode(bytes, urlSafe: urlSafe, padded: padded)
-            #expect(try DeviceToken(validating: text).hex == expected, "\(text)")
-        }
+        let text = Base64.encode(bytes)
+        #expect(text.utf8.count == 44)
+        let token = try DeviceToken(validating: text)
+        #expect(token.hex == hexString(bytes))
+        #expect(token.given == text, "events name the token as the job gave it")
+        #expect(token == DeviceToken(trustedHex: hexString(bytes)), "the Base64 and the hex spelling are one device")
     }
 
-    @Test("Base64 tokens must also decode to 32…200 bytes")
-    func base64Bounds() throws {
-        #expect(throws: TokenProblem.self) { try DeviceToken(validating: Base64.encode([UInt8](repeating: 0xfe, count: 31))) }
-        #expect(throws: TokenProblem.self) { try DeviceToken(validating: Base64.encode([UInt8](repeating: 0xfe, count: 201))) }
-        #expect(try DeviceToken(validating: Base64.encode([UInt8](repeating: 0xfe, count: 200))).hex.count == 400)
+    // .bug("a 64-character string that is not hex was taken as Base64 and sent as a different, 48-byte token")
+    @Test("any other Base64 is refused: unpadded, url alphabet, other lengths, 64 non-hex characters", arguments: [
+        Base64.encode((0..<32).map { UInt8($0 * 5) }, padded: false),
+        Base64.encode([UInt8](repeating: 0xfb, count: 32), urlSafe: true),
+        Base64.encode([UInt8](repeating: 0xfe, count: 31)),
+        Base64.encode([UInt8](repeating: 0xfe, count: 33)),
+        Base64.encode([UInt8](repeating: 0xfe, count: 48)),
+        Base64.encode([UInt8](repeating: 0xfe, count: 200)),
+        "zz" + String(repeating: "q", count: 62),
+        String(repeating: "A", count: 42) + "==",
+    ])
+    func otherBase64Refused(_ text: String) {
+        let problem = #expect(throws: TokenProblem.self) { try DeviceToken(validating: text) }
+        #expect(problem?.description.contains("44 characters of Base64") == true)
+    }
+
+    @Test("hex is kept as given too: uppercase stays uppercase in events, lowercase goes to APNs")
+    func givenHex() throws {
+        let token = try DeviceToken(validating: Tok.a.uppercased())
+        #expect(token.given == Tok.a.uppercased())
+        #expect(token.hex == Tok.a)
     }
 
     @Test("shortened: the first 8 and last 4 hex digits, the middle hidden")

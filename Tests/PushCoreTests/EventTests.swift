@@ -116,6 +116,25 @@ struct PushEventTests {
         #expect(Set(object.keys) == ["event", "job_id", "app", "time", "token", "reason", "status", "timestamp"])
     }
 
+    @Test("token.invalid and delivery.failed name the request's apns-id when one was sent")
+    func requestIDs() throws {
+        let id = "9f3c1a2b-0d4e-4f5a-8b6c-7d8e00000002"
+        let invalid = try jsonObject(PushEvent.tokenInvalid(token: Tok.a, reason: "Unregistered", status: 410, timestamp: nil, requestID: id)
+            .body(jobID: "j", app: "a", time: Self.time))
+        #expect(invalid["apns_id"] as? String == id)
+        let failed = try jsonObject(PushEvent.deliveryFailed(token: Tok.a, status: 500, reason: "InternalServerError", attempts: 3, requestID: id)
+            .body(jobID: "j", app: "a", time: Self.time))
+        #expect(failed["apns_id"] as? String == id)
+        var counts = JobCounts()
+        counts.firstRequestID = "9f3c1a2b-0d4e-4f5a-8b6c-7d8e00000000"
+        counts.lastRequestID = id
+        let completed = try jsonObject(PushEvent.jobCompleted(counts).body(jobID: "j", app: "a", time: Self.time))
+        #expect(completed["apns_id_first"] as? String == counts.firstRequestID)
+        #expect(completed["apns_id_last"] as? String == id)
+        let unsent = try jsonObject(PushEvent.jobCompleted(JobCounts()).body(jobID: "j", app: "a", time: Self.time))
+        #expect(unsent["apns_id_first"] == nil, "nothing was sent (expired): no range")
+    }
+
     @Test("token.invalid without a timestamp (400 BadDeviceToken) writes null")
     func tokenInvalidNoTimestamp() throws {
         let event = PushEvent.tokenInvalid(token: Tok.b, reason: "BadDeviceToken", status: 400, timestamp: nil)

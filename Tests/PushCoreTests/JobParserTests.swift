@@ -95,16 +95,28 @@ struct JobParserValidTests {
         #expect(job.tokens.map(\.hex) == [Tok.b, Tok.a])
     }
 
-    @Test("Base64 tokens (both alphabets, padded or not) become lowercase hex")
+    @Test("a 44-character Base64 token becomes lowercase hex for APNs and stays as given in the job")
     func base64Tokens() throws {
         let bytes = (0..<32).map { UInt8($0 * 8) }
         let hex = hexString(bytes)
         let standard = Base64.encode(bytes)
-        let url = Base64.encode(bytes, urlSafe: true, padded: false)
         let job = try parseJob(jobBody(["tokens": #"["\#(standard)"]"#]))
         #expect(job.tokens.map(\.hex) == [hex])
-        let job2 = try parseJob(jobBody(["tokens": #"["\#(url)","\#(hex)"]"#]))
-        #expect(job2.tokens.map(\.hex) == [hex], "the Base64 and the hex spelling are the same device")
+        #expect(job.tokens.map(\.given) == [standard])
+        let job2 = try parseJob(jobBody(["tokens": #"["\#(standard)","\#(hex)"]"#]))
+        #expect(job2.tokens.map(\.given) == [standard], "the Base64 and the hex spelling are the same device: the first stays")
+        let url = Base64.encode(bytes, urlSafe: true, padded: false)
+        #expect(throws: JobRejection.self) { try parseJob(jobBody(["tokens": #"["\#(url)"]"#])) }
+    }
+
+    @Test("retry and chunk jobs carry the tokens as given, so their events name them that way")
+    func derivedJobsKeepTheGivenSpelling() throws {
+        let base64 = Base64.encode((0..<32).map { UInt8(200 - $0) })
+        let upper = Tok.a.uppercased()
+        let job = try parseJob(jobBody(["tokens": #"["\#(base64)","\#(upper)"]"#]))
+        let retried = try parseJob(job.derived(tokens: job.tokens, attempts: 2, chunk: nil).encoded(), messageID: "r")
+        #expect(retried.tokens.map(\.given) == [base64, upper])
+        #expect(retried.tokens.map(\.hex) == job.tokens.map(\.hex))
     }
 
     @Test("groups only, with duplicates collapsing")
