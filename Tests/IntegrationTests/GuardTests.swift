@@ -99,4 +99,29 @@ extension GuardTests {
             #expect(sent == [upper, inJob, inGroup, failing])
         }
     }
+
+    @Test func aDeletedDelayQueueLosesNothingAndIsDeclaredAgain() async throws {
+        let flaky = PipelineFixture.token(4100)
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: flaky, status: 503, reason: "ServiceUnavailable", times: 1)] }) { fixture in
+            let configuration = try fixture.workerConfiguration(retryDelays: [.milliseconds(300)])
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            let delayQueue = try #require(configuration.retry.queueNames.first?.name)
+            // Once the worker declared its queues, an operator (or a policy) deletes the delay queue.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while (try? await fixture.control.messageCount(queue: delayQueue)) == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            try await fixture.control.deleteQueue(delayQueue)
+            try await fixture.publish(#"{"id":"delay-gone","tokens":["\#(flaky)"],"payload":{"aps":{"alert":"x"}}}"#)
+
+            // The retry copy comes back unroutable (mandatory), the topology is declared again, and
+            // the device is delivered on its second attempt: nothing silently dropped.
+            let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= 2 }
+            #expect(events.filter { $0.routingKey == "job.completed" }.map { $0.int("attempt") } == [1, 2])
+            #expect(fixture.sandbox.received().filter { $0.token == flaky }.map(\.status) == [503, 200])
+            #expect(worker.status.snapshot.resultPublishFailures >= 1, "the returned retry copy counts as a failed publish")
+            #expect(try await fixture.control.messageCount(queue: delayQueue) == 0, "the delay queue exists again")
+        }
+    }
 }
