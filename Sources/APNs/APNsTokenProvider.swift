@@ -39,7 +39,11 @@ public final class APNsTokenProvider: Sendable {
         guard let data = FileManager.default.contents(atPath: keyFile) else {
             throw APNsConfigurationError("apns-key-file: cannot read \(keyFile)")
         }
-        try self.init(keyPEM: Array(data), keyID: keyID, teamID: teamID)
+        do {
+            try self.init(keyPEM: Array(data), keyID: keyID, teamID: teamID)
+        } catch {
+            throw APNsConfigurationError("apns-key-file \(keyFile): \(error.message)")
+        }
     }
 
     /// `bearer <jwt>`, minted again once the cached one is `refreshAfter` old.

@@ -38,7 +38,7 @@ final class TLSContext {
         HTTP2Error(kind: .tlsFailed, message: "\(step) failed: \(OpenSSLError.drain())")
     }
 
-    private static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(HTTP2Error) {
+    static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(HTTP2Error) {
         switch identity.source {
         case let .pem(certificateFile, privateKeyFile, password):
             guard SSL_CTX_use_certificate_chain_file(ctx, certificateFile) == 1 else {
@@ -54,7 +54,7 @@ final class TLSContext {
             }
             guard let key else { throw failure("reading key \(privateKeyFile)") }
             defer { EVP_PKEY_free(key) }
-            guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw failure("using key \(privateKeyFile)") }
+            guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw failure("using key \(privateKeyFile) with the certificate in \(certificateFile)") }
         case let .pkcs12(file, password):
             LegacyProviders.loadOnce()
             guard let bio = BIO_new_file(file, "rb") else { throw failure("opening PKCS#12 \(file)") }
@@ -85,7 +85,7 @@ final class TLSContext {
                 }
             }
         }
-        guard SSL_CTX_check_private_key(ctx) == 1 else { throw failure("matching key and certificate") }
+        guard SSL_CTX_check_private_key(ctx) == 1 else { throw failure("matching the key to the certificate in \(identity.certificateFile)") }
     }
 }
 

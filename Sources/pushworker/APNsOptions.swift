@@ -2,6 +2,7 @@ import APNs
 import ArgumentParser
 import Foundation
 import HTTP2
+import Logging
 
 struct APNsOptions: ParsableArguments {
     @Option(help: "Token auth: the .p8 key file from Apple. [env PUSHWORKER_APNS_KEY_FILE]")
@@ -33,7 +34,8 @@ struct APNsOptions: ParsableArguments {
     @Option(help: "Seconds to wait for an APNs answer before retrying the device. [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
     var apnsRequestTimeout: Double = Double(Env["apns-request-timeout"] ?? "") ?? 30
 
-    func configuration() throws -> APNsConfiguration {
+    /// With a `logger`, the client certificate's bundle ID, topics and expiry are logged.
+    func configuration(logger: Logger? = nil) throws -> APNsConfiguration {
         guard let environment = APNsConfiguration.Environment(rawValue: apnsEnvironment) else {
             throw ValidationError("--apns-environment must be production or development, got \"\(apnsEnvironment)\"")
         }
@@ -43,6 +45,7 @@ struct APNsOptions: ParsableArguments {
         let keyFile = Env.or(apnsKeyFile, "apns-key-file")
         let certFile = Env.or(apnsCertFile, "apns-cert-file")
         let credentials: APNsConfiguration.Credentials
+        var topic = Env.or(apnsTopic, "apns-topic")
         switch (keyFile, certFile) {
         case (nil, nil):
             throw ValidationError("no APNs credentials: give --apns-key-file with --apns-key-id and --apns-team-id (token auth), or --apns-cert-file (certificate auth)")
@@ -71,15 +74,38 @@ struct APNsOptions: ParsableArguments {
             } else {
                 credentials = .certificate(.pkcs12(file: certFile, password: password ?? ""))
             }
+            if case let .certificate(identity) = credentials {
+                topic = try Self.checkCertificate(identity, topic: topic, logger: logger)
+            }
         }
         var configuration = APNsConfiguration(environment: environment, url: Env.or(apnsURL, "apns-url"), port: apnsPort,
-                                              credentials: credentials, topic: Env.or(apnsTopic, "apns-topic"))
+                                              credentials: credentials, topic: topic)
         configuration.extraCAFile = Env.or(apnsCAFile, "apns-ca-file")
         configuration.maxConnections = max(1, maxConnections)
         configuration.requestTimeout = .milliseconds(Int64(apnsRequestTimeout * 1000))
         if let proxy = Env.or(apnsProxy, "apns-proxy") { configuration.proxy = try Self.parseProxy(proxy) }
         do { _ = try configuration.endpoint() } catch { throw ValidationError(error.message) }
         return configuration
+    }
+
+    /// Refuses a certificate that cannot work (malformed, mismatched key, expired: the message
+    /// names the file) and a topic it does not cover; without --apns-topic, the certificate's bundle
+    /// ID is the topic. Returns the topic to use.
+    static func checkCertificate(_ identity: TLSClientIdentity, topic: String?, logger: Logger?) throws -> String? {
+        let summary: CertificateSummary
+        do { summary = try identity.inspect() } catch { throw ValidationError("--apns-cert-file: \(error.message)") }
+        logger?.info("APNs client certificate", metadata: [
+            "apns.certificate.bundle_id": "\(summary.bundleID ?? "none")",
+            "apns.certificate.topics": "\(summary.topics.joined(separator: ", "))",
+            "apns.certificate.valid_until": "\(summary.validUntil)",
+        ])
+        do {
+            let resolved = try APNsCertificateTopic.resolve(given: topic, certificate: summary)
+            if topic == nil { logger?.info("no --apns-topic: using the certificate's bundle ID", metadata: ["apns.topic": "\(resolved)"]) }
+            return resolved
+        } catch {
+            throw ValidationError(error.message)
+        }
     }
 
     static func parseProxy(_ text: String) throws -> HTTPProxy {

@@ -74,7 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         var configuration = WorkerConfiguration(
             amqp: connection.amqpConfiguration(name: "pushworker"),
             redis: try connection.redisConfiguration(),
-            apps: [app: try apns.configuration()])
+            apps: [app: try apns.configuration(logger: logger)])
         configuration.prefetch = UInt16(prefetch)
         configuration.chunkSize = chunkSize
         configuration.retry = RetryPolicy(delays: try delays(), jobQueue: jobQueue)

@@ -186,3 +186,29 @@ struct APNsIDRangeTests {
         #expect(ids.count == 1000)
     }
 }
+
+@Suite("APNsCertificateTopic")
+struct APNsCertificateTopicTests {
+    let push = CertificateSummary(bundleID: "com.example.app", commonName: nil,
+                                  topics: ["com.example.app", "com.example.app.voip"], validUntil: "")
+
+    @Test func withoutATopicTheCertificatesBundleIDIsUsed() throws {
+        #expect(try APNsCertificateTopic.resolve(given: nil, certificate: push) == "com.example.app")
+    }
+
+    @Test func aTopicTheCertificateCoversIsKept() throws {
+        #expect(try APNsCertificateTopic.resolve(given: "com.example.app", certificate: push) == "com.example.app")
+    }
+
+    @Test func aTopicTheCertificateDoesNotCoverIsRefused() {
+        let error = #expect(throws: APNsConfigurationError.self) { try APNsCertificateTopic.resolve(given: "com.other.app", certificate: push) }
+        #expect(error?.message.contains("com.other.app is not among the certificate's topics (com.example.app, com.example.app.voip)") == true)
+    }
+
+    @Test func noTopicAndNoBundleIDIsRefused() throws {
+        let anonymous = CertificateSummary(bundleID: nil, commonName: "x", topics: [], validUntil: "")
+        #expect(throws: APNsConfigurationError.self) { try APNsCertificateTopic.resolve(given: nil, certificate: anonymous) }
+        #expect(try APNsCertificateTopic.resolve(given: "any.topic", certificate: anonymous) == "any.topic",
+                "a certificate that lists no topics cannot be checked")
+    }
+}

@@ -101,3 +101,17 @@ import Testing
         return result == 1
     }
 }
+
+@Suite("APNsTokenProvider key file")
+struct APNsTokenProviderKeyFileTests {
+    @Test func aMalformedKeyFileIsRefusedNamingTheFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushworker-bad-\(UUID().uuidString).p8").path
+        try "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: APNsConfigurationError.self) {
+            try APNsTokenProvider(keyFile: path, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        }
+        #expect(error?.message.hasPrefix("apns-key-file \(path): ") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("not a PEM private key") == true)
+    }
+}

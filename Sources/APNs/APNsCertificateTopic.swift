@@ -1,0 +1,19 @@
+import HTTP2
+
+/// The topic a certificate-authenticated worker sends (PROTOCOLS.md §1.6): the one given, if the
+/// certificate covers it; otherwise the certificate's bundle ID. Checked at startup, so a topic
+/// the certificate does not cover fails once, not as TopicDisallowed for every device.
+public enum APNsCertificateTopic {
+    public static func resolve(given: String?, certificate: CertificateSummary) throws(APNsConfigurationError) -> String {
+        guard let given else {
+            guard let bundleID = certificate.bundleID else {
+                throw APNsConfigurationError("--apns-topic is required: the certificate names no bundle ID (no UID in its subject)")
+            }
+            return bundleID
+        }
+        if !certificate.topics.isEmpty, !certificate.topics.contains(given) {
+            throw APNsConfigurationError("--apns-topic \(given) is not among the certificate's topics (\(certificate.topics.joined(separator: ", "))): APNs would answer TopicDisallowed for every notification")
+        }
+        return given
+    }
+}
