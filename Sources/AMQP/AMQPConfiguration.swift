@@ -20,7 +20,9 @@ public struct AMQPConfiguration: Sendable {
         self.heartbeat = 30
         self.connectionName = "pushworker"
         self.connectTimeout = .seconds(10)
-        self.reconnectDelay = .milliseconds(200) ... .seconds(30)
+        // Capped at 2 s: a worker resumes within ~2 s of the broker's return (ops/faults measured
+        // 7.0 s after a 7 s restart with a 30 s cap); an attempt every 1–2 s per worker is cheap.
+        self.reconnectDelay = .milliseconds(200) ... .seconds(2)
     }
 
     /// Where `url` points, or `.invalidURL` saying what is wrong with it.

@@ -19,7 +19,8 @@ final class ConnectionPool {
     /// front is always the next to expire.
     var deadlines = FIFOQueue<PendingRequest>()
     /// Between failed connection attempts: a down server gets no connect storm.
-    var backoff = Backoff(range: .milliseconds(100) ... .seconds(5))
+    /// Capped at 2 s so that the worker sends again within ~2 s of APNs' return (issue "reliability": 5 s).
+    var backoff = Backoff(range: .milliseconds(100) ... .seconds(2))
     var connectNotBefore: ContinuousClock.Instant?
     var statistics = HTTP2ClientStatistics()
     var shuttingDown = false

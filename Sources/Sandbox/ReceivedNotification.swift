@@ -16,4 +16,7 @@ public struct ReceivedNotification: Sendable, Hashable {
     public let reason: String?
     public let connectionID: Int
     public let receivedAt: ContinuousClock.Instant
+    /// Wall-clock milliseconds since 1970 when it was admitted: what the fault suite measures
+    /// recovery with (its own clock is the same machine's).
+    public var receivedAtMilliseconds: Int64 = 0
 }

@@ -32,7 +32,7 @@ enum SandboxControl {
         case ("GET", "/_sandbox/received"):
             var lines = ""
             for item in recorder.received() {
-                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"connection\":\(item.connectionID)}\n"
+                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds)}\n"
             }
             return (200, lines)
         case ("POST", "/_sandbox/reset"):

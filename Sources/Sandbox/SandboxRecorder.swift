@@ -80,7 +80,7 @@ final class SandboxRecorder: Sendable {
                 token: draft.token, topic: draft.topic, pushType: draft.pushType, priority: draft.priority,
                 expiration: draft.expiration, collapseID: draft.collapseID, apnsID: draft.apnsID,
                 payload: draft.payload, authentication: draft.authentication, status: status, reason: reason,
-                connectionID: draft.connectionID, receivedAt: draft.receivedAt
+                connectionID: draft.connectionID, receivedAt: draft.receivedAt, receivedAtMilliseconds: now
             ))
             let goAway = !draining && Self.isEvery(faults.goAwayEveryRequests, requestNumber)
             if goAway { state.statistics.goAwaysSent += 1 }

@@ -35,9 +35,12 @@ public final class PushWorker: Service, Sendable {
         let status = self.status
         let gateBox = LateBound<ConsumptionGate>()
         let processorBox = LateBound<JobProcessor>()
+        let resultsBox = LateBound<ResultPublisher>()
         self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
             switch event {
-            case .connected: status.setAMQPConnected(true)
+            case .connected:
+                status.setAMQPConnected(true)
+                resultsBox.value?.connectionRestored()
             case let .disconnected(reason):
                 status.setAMQPConnected(false)
                 logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
@@ -71,6 +74,7 @@ public final class PushWorker: Service, Sendable {
         }
         gateBox.value = gate
         let results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
+        resultsBox.value = results
         processorBox.value = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
                                           status: status, gate: gate, results: results, logger: logger)
     }

@@ -39,6 +39,9 @@ final class ResultPublisher: Sendable {
     private let topology: [AMQPDeclaration]
     /// Jobs whose last try failed; consumption is paused while any is.
     private let failingJobs = Mutex(0)
+    /// Tries that failed for want of a connection: run as soon as it is back, not after their
+    /// backoff (a broker restart otherwise kept consumption paused ~8 s after it returned).
+    private let waitingForConnection = Mutex<[@Sendable () -> Void]>([])
 
     init(amqp: AMQPClient, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
         self.amqp = amqp
@@ -80,6 +83,23 @@ final class ResultPublisher: Sendable {
         }
     }
 
+    /// The AMQP connection is up again (its topology declared): every try that waits for it runs now.
+    func connectionRestored(after delay: Duration = .zero) {
+        let waiting = waitingForConnection.withLock { waiting in
+            defer { waiting = [] }
+            return waiting
+        }
+        // Off the AMQP thread that reports the connection.
+        for retry in waiting { _ = delayed.schedule(after: delay) { retry() } }
+    }
+
+    fileprivate func retryWhenConnected(_ retry: @escaping @Sendable () -> Void) {
+        waitingForConnection.withLock { $0.append(retry) }
+        // Its event may have run before this registered; 200 ms keeps a try that failed while the
+        // loss was not yet reported from repeating at full speed.
+        if status.snapshot.amqpConnected { connectionRestored(after: .milliseconds(200)) }
+    }
+
     fileprivate func scheduleRetry(after delay: Duration, redeclare: Bool, _ retry: @escaping @Sendable () -> Void) -> Bool {
         delayed.schedule(after: delay) { [amqp, topology] in
             // A deleted exchange or delay queue is declared again before the messages go back to it.
@@ -105,6 +125,8 @@ private final class Round: Sendable {
         var tries = 0
         var backoff = Backoff(range: ResultPublisher.retryDelays)
         var failing = false
+        /// A retry is scheduled (by backoff, and maybe by the connection's return): the first to run wins.
+        var retryScheduled = false
     }
 
     private let publisher: ResultPublisher
@@ -156,6 +178,14 @@ private final class Round: Sendable {
         }
     }
 
+    private func retryNow() {
+        let due = state.withLock { state in
+            defer { state.retryScheduled = false }
+            return state.retryScheduled
+        }
+        if due { start() }
+    }
+
     private func finish() {
         enum Next { case succeeded(wasFailing: Bool), retry(Duration, [(ResultPublisher.Message, AMQPError)], tries: Int, firstFailure: Bool), shutdown(wasFailing: Bool) }
         let next: Next = state.withLock { state in
@@ -188,7 +218,11 @@ private final class Round: Sendable {
             // A missing exchange (404 closes the channel) or an unroutable copy (its queue was deleted):
             // declare the topology again before the next try.
             let redeclare = failures.contains { $0.1.code == .unroutable || $0.1.status == 404 || $0.1.code == .channelClosed }
-            let scheduled = publisher.scheduleRetry(after: delay, redeclare: redeclare) { [self] in start() }
+            state.withLock { $0.retryScheduled = true }
+            if failures.allSatisfy({ $0.1.code == .connectionLost || $0.1.code == .connectFailed }) {
+                publisher.retryWhenConnected { [self] in retryNow() }
+            }
+            let scheduled = publisher.scheduleRetry(after: delay, redeclare: redeclare) { [self] in retryNow() }
             if !scheduled {
                 logger.warning("shutting down with unpublished results: the job stays unacked and is redelivered")
                 publisher.recovered()
