@@ -1,4 +1,3 @@
-import Foundation
 import HTTP2
 import Logging
 import PushCore
@@ -83,10 +82,10 @@ public final class APNsClient: Sendable {
         }
         var reason: String?
         var timestamp: Int?
-        if !response.body.isEmpty,
-           let object = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] {
-            reason = object["reason"] as? String
-            if let number = object["timestamp"] as? NSNumber { timestamp = number.intValue }
+        // The project's parser: JSONSerialization on Linux reads numbers loosely (`1` as `true`).
+        if !response.body.isEmpty, case let .object(object)? = try? JSONValue.parse(response.body) {
+            if case let .string(text)? = object["reason"] { reason = text }
+            timestamp = object["timestamp"]?.exactInteger
         }
         return APNsResult(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID,
                           outcome: DeliveryOutcome(status: response.status, reason: reason))
@@ -95,7 +94,7 @@ public final class APNsClient: Sendable {
     static func result(from error: HTTP2Error) -> APNsResult {
         // No answer means APNs may or may not have the notification; retrying risks a duplicate,
         // not retrying risks a loss, and the contract is at-least-once.
-        let reason: String = switch error.kind {
+        let reason: String = switch error.code {
         case .connectFailed: "ConnectFailed"
         case .tlsFailed: "TLSFailed"
         case .refused: "Refused"
@@ -104,8 +103,9 @@ public final class APNsClient: Sendable {
         case .unsent: "Unsent"
         case .protocolError: "ProtocolError"
         case .shutdown: "Shutdown"
+        default: "\(error.code)"
         }
-        if error.kind == .tlsFailed {
+        if error.code == .tlsFailed {
             // A refused or expired client certificate, or a server we cannot verify: no device is to
             // blame and every other one would fail the same way, so the worker pauses instead.
             return APNsResult(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))

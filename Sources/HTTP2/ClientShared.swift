@@ -37,7 +37,7 @@ final class ClientShared: Sendable {
     func submit(_ submission: Submission) -> HTTP2Error? {
         let (failure, wake): (HTTP2Error?, Bool) = state.withLock { state in
             if let failure = state.startupFailure { return (failure, false) }
-            if state.shutdownRequested { return (HTTP2Error(kind: .shutdown, message: "client is shut down"), false) }
+            if state.shutdownRequested { return (HTTP2Error(code: .shutdown, message: "client is shut down"), false) }
             state.submissions.append(submission)
             defer { state.wakePending = true }
             return (nil, !state.wakePending)

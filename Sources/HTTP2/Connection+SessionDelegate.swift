@@ -38,7 +38,7 @@ extension Connection: NGHTTP2SessionDelegate {
             return
         }
         request.complete(.failure(HTTP2Error(
-            kind: .protocolError,
+            code: .protocolError,
             message: stream.status > 0 ? "stream reset with error code \(errorCode) during the response"
                                        : "stream closed with error code \(errorCode) before a response")))
     }

@@ -28,7 +28,7 @@ extension Connection {
                 addressIndex += 1
             }
         }
-        throw lastError ?? HTTP2Error(kind: .connectFailed, message: "no address to connect to")
+        throw lastError ?? HTTP2Error(code: .connectFailed, message: "no address to connect to")
     }
 
     func finishConnect(now: ContinuousClock.Instant) {
@@ -45,7 +45,7 @@ extension Connection {
                     close(failingSentWith: error)
                 }
             } else {
-                close(failingSentWith: HTTP2Error(kind: .connectFailed, message: message))
+                close(failingSentWith: HTTP2Error(code: .connectFailed, message: message))
             }
             return
         }
@@ -66,8 +66,8 @@ extension Connection {
             switch socket.write(output, from: outputOffset) {
             case .bytes(let count): outputOffset += count
             case .wouldBlock: return
-            case .closed: return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy closed the connection"))
-            case .failed(let message): return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy: \(message)"))
+            case .closed: return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy closed the connection"))
+            case .failed(let message): return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy: \(message)"))
             }
         }
         output.removeAll(keepingCapacity: true)
@@ -84,21 +84,21 @@ extension Connection {
             case .wouldBlock:
                 return
             case .closed:
-                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy closed the connection during CONNECT"))
+                return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy closed the connection during CONNECT"))
             case .failed(let message):
-                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy: \(message)"))
+                return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy: \(message)"))
             }
             switch ProxyHandshake.parse(proxyReply) {
             case .incomplete:
                 if proxyReply.count > ProxyHandshake.maximumReplyLength {
-                    return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy reply too long"))
+                    return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy reply too long"))
                 }
             case .rejected(let statusLine):
-                return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy refused CONNECT: \(statusLine)"))
+                return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy refused CONNECT: \(statusLine)"))
             case .established(let headerLength):
                 // The server speaks only after our ClientHello, so nothing may follow the reply.
                 guard headerLength == proxyReply.count else {
-                    return close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "proxy sent data after its reply"))
+                    return close(failingSentWith: HTTP2Error(code: .connectFailed, message: "proxy sent data after its reply"))
                 }
                 logger.debug("proxy tunnel established")
                 proxyReply = []
@@ -124,7 +124,7 @@ extension Connection {
         case .bytes:
             guard tls.negotiatedH2 else {
                 return close(failingSentWith: HTTP2Error(
-                    kind: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
+                    code: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
             }
             do {
                 let session = try NGHTTP2Session(delegate: self, keptResponseHeaders: configuration.keptResponseHeaders)
@@ -144,9 +144,9 @@ extension Connection {
         case .wantWrite:
             handshakeEvents = Poller.writable
         case .closed:
-            close(failingSentWith: HTTP2Error(kind: .tlsFailed, message: "server closed the connection during the TLS handshake"))
+            close(failingSentWith: HTTP2Error(code: .tlsFailed, message: "server closed the connection during the TLS handshake"))
         case .failed(let message):
-            close(failingSentWith: HTTP2Error(kind: .tlsFailed, message: message))
+            close(failingSentWith: HTTP2Error(code: .tlsFailed, message: message))
         }
     }
 }

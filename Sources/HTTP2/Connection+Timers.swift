@@ -4,14 +4,14 @@ extension Connection {
         if isConnecting {
             guard now >= connectDeadline else { return }
             // A slow handshake is a network problem, not refused credentials (.tlsFailed).
-            close(failingSentWith: HTTP2Error(kind: .connectFailed, message: "connection set-up timed out after \(configuration.connectTimeout) (\(phase))"))
+            close(failingSentWith: HTTP2Error(code: .connectFailed, message: "connection set-up timed out after \(configuration.connectTimeout) (\(phase))"))
             return
         }
         guard phase == .ready, let session else { return }
         if let pingSentAt {
             if now - pingSentAt >= configuration.requestTimeout {
                 logger.warning("no PING ACK; closing the connection")
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "no PING ACK within \(configuration.requestTimeout)"))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: "no PING ACK within \(configuration.requestTimeout)"))
             }
         } else if now - lastActivity >= configuration.idlePingInterval {
             logger.trace("idle: sending PING")

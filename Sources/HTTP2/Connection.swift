@@ -158,7 +158,7 @@ final class Connection {
                 do {
                     try session.receive(buffer, count: count)
                 } catch {
-                    close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
+                    close(failingSentWith: HTTP2Error(code: .connectionLost, message: error.message))
                     return
                 }
             case .wantRead:
@@ -167,10 +167,10 @@ final class Connection {
                 tlsWaitsForWritable = true
                 return
             case .closed:
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: "server closed the connection"))
                 return
             case .failed(let message):
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: message))
                 return
             }
         }
@@ -182,7 +182,7 @@ final class Connection {
         guard writeOutput(now: now), let session else { return }
         if !session.wantsRead && !session.wantsWrite {
             logger.debug("HTTP/2 session finished")
-            close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "session finished"))
+            close(failingSentWith: HTTP2Error(code: .connectionLost, message: "session finished"))
         }
     }
 
@@ -200,7 +200,7 @@ final class Connection {
             do {
                 try session.drainOutput(into: &output)
             } catch {
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: error.message))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: error.message))
                 return false
             }
         }
@@ -215,10 +215,10 @@ final class Connection {
             case .wantRead:
                 return false
             case .closed:
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: "server closed the connection"))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: "server closed the connection"))
                 return false
             case .failed(let message):
-                close(failingSentWith: HTTP2Error(kind: .connectionLost, message: message))
+                close(failingSentWith: HTTP2Error(code: .connectionLost, message: message))
                 return false
             }
         }

@@ -17,7 +17,7 @@ extension ConnectionPool: ConnectionDelegate {
     func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest]) {
         for request in requests.reversed() {
             if shuttingDown {
-                request.complete(.failure(HTTP2Error(kind: .shutdown, message: "client shut down")))
+                request.complete(.failure(HTTP2Error(code: .shutdown, message: "client shut down")))
             } else {
                 enqueue(request, atFront: true)
             }
@@ -27,7 +27,7 @@ extension ConnectionPool: ConnectionDelegate {
     func connection(_ connection: Connection, refused request: PendingRequest) {
         request.refusals += 1
         guard request.refusals <= Self.maximumResubmissions, !shuttingDown else {
-            request.complete(.failure(HTTP2Error(kind: .refused, message: "refused by the server \(request.refusals) times")))
+            request.complete(.failure(HTTP2Error(code: .refused, message: "refused by the server \(request.refusals) times")))
             return
         }
         enqueue(request, atFront: true)

@@ -19,10 +19,10 @@ extension ConnectionPool {
         case .queued:
             queuedCount -= 1
             // Never written to a connection: the server cannot have it.
-            request.complete(.failure(HTTP2Error(kind: .unsent, message: "no connection could take the request within \(configuration.requestTimeout) (server unreachable?)")))
+            request.complete(.failure(HTTP2Error(code: .unsent, message: "no connection could take the request within \(configuration.requestTimeout) (server unreachable?)")))
         case .inFlight(let connection, let streamID):
             connection.cancel(streamID: streamID)
-            request.complete(.failure(HTTP2Error(kind: .timeout, message: "no response within \(configuration.requestTimeout)")))
+            request.complete(.failure(HTTP2Error(code: .timeout, message: "no response within \(configuration.requestTimeout)")))
         case .done:
             return
         }
@@ -37,7 +37,7 @@ extension ConnectionPool {
             if now - connection.lastRequest >= configuration.idleConnectionTimeout {
                 connection.logger.debug("closing idle connection")
                 usable -= 1
-                connection.closeGracefully(failingSentWith: HTTP2Error(kind: .connectionLost, message: "idle close"), now: now)
+                connection.closeGracefully(failingSentWith: HTTP2Error(code: .connectionLost, message: "idle close"), now: now)
             }
         }
     }

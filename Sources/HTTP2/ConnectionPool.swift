@@ -169,7 +169,7 @@ final class ConnectionPool {
     /// GOAWAY(NO_ERROR) on every connection; everything not yet answered fails with `.shutdown`.
     private func shutdown() {
         shuttingDown = true
-        let error = HTTP2Error(kind: .shutdown, message: "client shut down")
+        let error = HTTP2Error(code: .shutdown, message: "client shut down")
         failQueued(error)
         let now = ContinuousClock.now
         for connection in connections { connection.closeGracefully(failingSentWith: error, now: now) }

@@ -9,7 +9,7 @@ final class EventFD: Sendable {
     init() throws(HTTP2Error) {
         let fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         guard fd >= 0 else {
-            throw HTTP2Error(kind: .protocolError, message: "eventfd failed: \(SystemError.describe(errno))")
+            throw HTTP2Error(code: .protocolError, message: "eventfd failed: \(SystemError.describe(errno))")
         }
         self.fd = fd
     }

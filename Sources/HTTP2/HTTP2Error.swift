@@ -1,39 +1,42 @@
-/// Why a request failed, phrased so the caller can decide whether resending is safe.
+/// Why a request failed, phrased so the caller can decide whether resending is safe. `code` is an
+/// extensible struct, as `AMQPError.Code` and `RedisError.Code` are: a new failure need not break
+/// callers' switches.
 public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
         /// DNS, TCP or proxy failure: the request was never sent.
-        case connectFailed
+        public static let connectFailed = Code("connectFailed")
         /// Handshake, certificate verification, or ALPN other than h2: the request was never sent.
-        case tlsFailed
+        public static let tlsFailed = Code("tlsFailed")
         /// Refused by the server (REFUSED_STREAM or above a GOAWAY's last stream id) more often
         /// than the pool resubmits: the server did not process it.
-        case refused
+        public static let refused = Code("refused")
         /// The connection died after the request was (possibly) sent: the outcome is unknown.
-        case connectionLost
+        public static let connectionLost = Code("connectionLost")
         /// No response within `requestTimeout` to a request that was sent: the outcome is unknown.
-        case timeout
+        public static let timeout = Code("timeout")
         /// `requestTimeout` passed while the request still waited for a connection: never sent.
-        case unsent
-        case protocolError
+        public static let unsent = Code("unsent")
+        public static let protocolError = Code("protocolError")
         /// The client shut down before the request completed.
-        case shutdown
+        public static let shutdown = Code("shutdown")
     }
 
-    public let kind: Kind
+    public let code: Code
     public let message: String
 
-    public init(kind: Kind, message: String) {
-        self.kind = kind
+    public init(code: Code, message: String) {
+        self.code = code
         self.message = message
     }
 
     /// True when the server cannot have processed the request, so resending it cannot duplicate it.
     public var requestWasNotProcessed: Bool {
-        switch kind {
-        case .connectFailed, .tlsFailed, .refused, .unsent: true
-        case .connectionLost, .timeout, .protocolError, .shutdown: false
-        }
+        [Code.connectFailed, .tlsFailed, .refused, .unsent].contains(code)
     }
 
-    public var description: String { "HTTP/2 \(kind): \(message)" }
+    public var description: String { "HTTP/2 \(code): \(message)" }
 }

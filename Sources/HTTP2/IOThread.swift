@@ -24,7 +24,7 @@ enum IOThread {
         }, body)
         guard rc == 0 else {
             Unmanaged<Body>.fromOpaque(body).release()
-            throw HTTP2Error(kind: .protocolError, message: "pthread_create failed: \(SystemError.describe(rc))")
+            throw HTTP2Error(code: .protocolError, message: "pthread_create failed: \(SystemError.describe(rc))")
         }
         pthread_detach(thread)
     }

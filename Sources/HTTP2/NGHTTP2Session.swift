@@ -29,7 +29,7 @@ final class NGHTTP2Session {
         self.keptResponseHeaders = keptResponseHeaders?.map { Array($0.lowercased().utf8) }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            throw HTTP2Error(kind: .protocolError, message: "nghttp2_session_callbacks_new failed")
+            throw HTTP2Error(code: .protocolError, message: "nghttp2_session_callbacks_new failed")
         }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameRecv)
@@ -42,7 +42,7 @@ final class NGHTTP2Session {
         // The session keeps this pointer; the owner (the connection) outlives the session it owns.
         let user = Unmanaged.passUnretained(self).toOpaque()
         guard nghttp2_session_client_new(&session, callbacks, user) == 0, let session else {
-            throw HTTP2Error(kind: .protocolError, message: "nghttp2_session_client_new failed")
+            throw HTTP2Error(code: .protocolError, message: "nghttp2_session_client_new failed")
         }
         raw = session
     }
@@ -110,7 +110,7 @@ final class NGHTTP2Session {
             }
         } } }
         guard id > 0 else {
-            throw HTTP2Error(kind: .refused, message: "nghttp2_submit_request: \(String(cString: nghttp2_strerror(id)))")
+            throw HTTP2Error(code: .refused, message: "nghttp2_submit_request: \(String(cString: nghttp2_strerror(id)))")
         }
         stream.id = id
         streams[id] = stream
@@ -121,7 +121,7 @@ final class NGHTTP2Session {
     func receive(_ buffer: [UInt8], count: Int) throws(HTTP2Error) {
         let rc = buffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(raw, $0.baseAddress, count) }
         if rc < 0 {
-            throw HTTP2Error(kind: .protocolError, message: "nghttp2: \(String(cString: nghttp2_strerror(Int32(rc))))")
+            throw HTTP2Error(code: .protocolError, message: "nghttp2: \(String(cString: nghttp2_strerror(Int32(rc))))")
         }
     }
 
@@ -131,7 +131,7 @@ final class NGHTTP2Session {
             var chunk: UnsafePointer<UInt8>?
             let n = nghttp2_session_mem_send(raw, &chunk)
             if n < 0 {
-                throw HTTP2Error(kind: .protocolError, message: "nghttp2: \(String(cString: nghttp2_strerror(Int32(n))))")
+                throw HTTP2Error(code: .protocolError, message: "nghttp2: \(String(cString: nghttp2_strerror(Int32(n))))")
             }
             guard n > 0, let chunk else { return }
             // The chunk is valid only until the next mem_send: copy it now.
@@ -178,7 +178,7 @@ final class NGHTTP2Session {
 
     private func check(_ rc: Int32, _ step: String) throws(HTTP2Error) {
         guard rc == 0 else {
-            throw HTTP2Error(kind: .protocolError, message: "nghttp2 \(step): \(String(cString: nghttp2_strerror(rc)))")
+            throw HTTP2Error(code: .protocolError, message: "nghttp2 \(step): \(String(cString: nghttp2_strerror(rc)))")
         }
     }
 

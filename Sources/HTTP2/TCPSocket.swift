@@ -42,7 +42,7 @@ final class TCPSocket {
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let list else {
-            throw HTTP2Error(kind: .connectFailed, message: "DNS lookup of \(host) failed: \(String(cString: gai_strerror(rc)))")
+            throw HTTP2Error(code: .connectFailed, message: "DNS lookup of \(host) failed: \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(list) }
         var addresses: [SocketAddress] = []
@@ -59,7 +59,7 @@ final class TCPSocket {
             entry = current.pointee.ai_next
         }
         guard !addresses.isEmpty else {
-            throw HTTP2Error(kind: .connectFailed, message: "DNS lookup of \(host) returned no address")
+            throw HTTP2Error(code: .connectFailed, message: "DNS lookup of \(host) returned no address")
         }
         return addresses
     }
@@ -69,7 +69,7 @@ final class TCPSocket {
         let fd = socket(Int32(address.storage.ss_family),
                         Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else {
-            throw HTTP2Error(kind: .connectFailed, message: "socket failed: \(SystemError.describe(errno))")
+            throw HTTP2Error(code: .connectFailed, message: "socket failed: \(SystemError.describe(errno))")
         }
         var one: Int32 = 1
         // Many small requests: never hold frames back waiting for ACKs.
@@ -81,7 +81,7 @@ final class TCPSocket {
         if rc != 0 && errno != EINPROGRESS {
             let message = SystemError.describe(errno)
             close(fd)
-            throw HTTP2Error(kind: .connectFailed, message: "connect to \(address.description) failed: \(message)")
+            throw HTTP2Error(code: .connectFailed, message: "connect to \(address.description) failed: \(message)")
         }
         self.fd = fd
     }

@@ -23,22 +23,22 @@ extension TLSClientIdentity {
     /// one that cannot be used: unreadable, malformed, a key that does not match, expired or not yet valid.
     public func inspect() throws(HTTP2Error) -> CertificateSummary {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
-            throw HTTP2Error(kind: .tlsFailed, message: "SSL_CTX_new failed: \(OpenSSLError.drain())")
+            throw HTTP2Error(code: .tlsFailed, message: "SSL_CTX_new failed: \(OpenSSLError.drain())")
         }
         defer { SSL_CTX_free(ctx) }
         try TLSContext.use(self, in: ctx)
         let file = certificateFile
         guard let certificate = SSL_CTX_get0_certificate(ctx) else {
-            throw HTTP2Error(kind: .tlsFailed, message: "\(file) holds no certificate")
+            throw HTTP2Error(code: .tlsFailed, message: "\(file) holds no certificate")
         }
         let notAfter = X509_get0_notAfter(certificate)
         let validUntil = Self.text(notAfter)
         if X509_cmp_current_time(notAfter) <= 0 {
-            throw HTTP2Error(kind: .tlsFailed, message: "the certificate in \(file) expired on \(validUntil): renew it in Apple's developer account")
+            throw HTTP2Error(code: .tlsFailed, message: "the certificate in \(file) expired on \(validUntil): renew it in Apple's developer account")
         }
         let notBefore = X509_get0_notBefore(certificate)
         if X509_cmp_current_time(notBefore) >= 0 {
-            throw HTTP2Error(kind: .tlsFailed, message: "the certificate in \(file) is not valid before \(Self.text(notBefore)) (is the clock right?)")
+            throw HTTP2Error(code: .tlsFailed, message: "the certificate in \(file) is not valid before \(Self.text(notBefore)) (is the clock right?)")
         }
         let subject = X509_get_subject_name(certificate)
         let bundleID = Self.entry(subject, nid: NID_userId)

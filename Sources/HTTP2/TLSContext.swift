@@ -7,7 +7,7 @@ final class TLSContext {
 
     init(configuration: HTTP2ClientConfiguration) throws(HTTP2Error) {
         guard let ctx = SSL_CTX_new(TLS_client_method()) else {
-            throw HTTP2Error(kind: .tlsFailed, message: "SSL_CTX_new failed: \(OpenSSLError.drain())")
+            throw HTTP2Error(code: .tlsFailed, message: "SSL_CTX_new failed: \(OpenSSLError.drain())")
         }
         raw = ctx
         // From here on deinit frees the context if a step below throws.
@@ -35,7 +35,7 @@ final class TLSContext {
     deinit { SSL_CTX_free(raw) }
 
     private static func failure(_ step: String) -> HTTP2Error {
-        HTTP2Error(kind: .tlsFailed, message: "\(step) failed: \(OpenSSLError.drain())")
+        HTTP2Error(code: .tlsFailed, message: "\(step) failed: \(OpenSSLError.drain())")
     }
 
     static func use(_ identity: TLSClientIdentity, in ctx: OpaquePointer) throws(HTTP2Error) {
@@ -73,7 +73,7 @@ final class TLSContext {
                 if let chain { pw_sk_X509_pop_free(chain) }
             }
             guard let key, let certificate else {
-                throw HTTP2Error(kind: .tlsFailed, message: "PKCS#12 \(file) holds no certificate and key")
+                throw HTTP2Error(code: .tlsFailed, message: "PKCS#12 \(file) holds no certificate and key")
             }
             guard SSL_CTX_use_certificate(ctx, certificate) == 1 else { throw failure("using certificate from \(file)") }
             guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw failure("using key from \(file)") }

@@ -18,19 +18,19 @@ final class TLSSocket {
     /// certificate must match: DNS name via SSL_set1_host, or an IP SAN for IP literals.
     init(context: TLSContext, fd: Int32, serverName: String) throws(HTTP2Error) {
         guard let ssl = SSL_new(context.raw) else {
-            throw HTTP2Error(kind: .tlsFailed, message: "SSL_new failed: \(OpenSSLError.drain())")
+            throw HTTP2Error(code: .tlsFailed, message: "SSL_new failed: \(OpenSSLError.drain())")
         }
         self.ssl = ssl
         guard SSL_set_fd(ssl, fd) == 1 else {
-            throw HTTP2Error(kind: .tlsFailed, message: "SSL_set_fd failed: \(OpenSSLError.drain())")
+            throw HTTP2Error(code: .tlsFailed, message: "SSL_set_fd failed: \(OpenSSLError.drain())")
         }
         if TCPSocket.isIPAddress(serverName) {
             guard X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName) == 1 else {
-                throw HTTP2Error(kind: .tlsFailed, message: "invalid IP address \(serverName): \(OpenSSLError.drain())")
+                throw HTTP2Error(code: .tlsFailed, message: "invalid IP address \(serverName): \(OpenSSLError.drain())")
             }
         } else {
             guard pw_SSL_set_tlsext_host_name(ssl, serverName) == 1, SSL_set1_host(ssl, serverName) == 1 else {
-                throw HTTP2Error(kind: .tlsFailed, message: "setting server name \(serverName) failed: \(OpenSSLError.drain())")
+                throw HTTP2Error(code: .tlsFailed, message: "setting server name \(serverName) failed: \(OpenSSLError.drain())")
             }
         }
         SSL_set_connect_state(ssl)

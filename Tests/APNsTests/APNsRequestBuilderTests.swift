@@ -72,13 +72,13 @@ import Testing
     }
 
     @Test func transportFailuresMapToRetryOrPause() {
-        let lost = APNsClient.result(from: HTTP2Error(kind: .connectionLost, message: "reset"))
+        let lost = APNsClient.result(from: HTTP2Error(code: .connectionLost, message: "reset"))
         #expect(lost.outcome == .retryable(reason: "ConnectionLost: reset"))
         #expect(lost.status == 0)
-        let timeout = APNsClient.result(from: HTTP2Error(kind: .timeout, message: "30 s"))
+        let timeout = APNsClient.result(from: HTTP2Error(code: .timeout, message: "30 s"))
         #expect(timeout.outcome == .retryable(reason: "Timeout: 30 s"))
         // A certificate APNs refuses (or a server we cannot verify) is not the device's fault.
-        let tls = APNsClient.result(from: HTTP2Error(kind: .tlsFailed, message: "certificate expired"))
+        let tls = APNsClient.result(from: HTTP2Error(code: .tlsFailed, message: "certificate expired"))
         #expect(tls.outcome == .credentialsProblem(reason: "TLSFailed: certificate expired"))
     }
 }
@@ -133,21 +133,21 @@ import Testing
 @Suite("APNs outcomes of transport failures")
 struct APNsTransportOutcomeTests {
     @Test func whatAPNsNeverSawIsUnavailableNotRetryable() {
-        for kind in [HTTP2Error.Kind.connectFailed, .refused, .unsent] {
-            let result = APNsClient.result(from: HTTP2Error(kind: kind, message: "x"))
+        for kind in [HTTP2Error.Code.connectFailed, .refused, .unsent] {
+            let result = APNsClient.result(from: HTTP2Error(code: kind, message: "x"))
             guard case .unavailable = result.outcome else {
                 Issue.record("\(kind) gave \(result.outcome)")
                 continue
             }
         }
-        for kind in [HTTP2Error.Kind.timeout, .connectionLost] {
-            let result = APNsClient.result(from: HTTP2Error(kind: kind, message: "x"))
+        for kind in [HTTP2Error.Code.timeout, .connectionLost] {
+            let result = APNsClient.result(from: HTTP2Error(code: kind, message: "x"))
             guard case .retryable = result.outcome else {
                 Issue.record("\(kind) gave \(result.outcome)")
                 continue
             }
         }
-        guard case .credentialsProblem = APNsClient.result(from: HTTP2Error(kind: .tlsFailed, message: "x")).outcome else {
+        guard case .credentialsProblem = APNsClient.result(from: HTTP2Error(code: .tlsFailed, message: "x")).outcome else {
             Issue.record("a TLS failure is a credentials problem")
             return
         }

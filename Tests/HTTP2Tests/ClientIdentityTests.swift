@@ -39,7 +39,7 @@ extension IntegrationSuite {
             let error = try await withClient(configuration) { client in
                 try await expectFailure(client, HTTP2Request(path: "/"))
             }
-            #expect(error.kind == .tlsFailed)
+            #expect(error.code == .tlsFailed)
             #expect(error.message.contains("PKCS#12"))
         }
     }

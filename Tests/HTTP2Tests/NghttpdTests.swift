@@ -78,7 +78,7 @@ extension IntegrationSuite {
             let error = try await withClient(pki.configuration(port: port)) { client in
                 try await expectFailure(client, HTTP2Request(path: "/hello.txt"))
             }
-            #expect(error.kind == .tlsFailed)
+            #expect(error.code == .tlsFailed)
             #expect(error.requestWasNotProcessed)
         }
 
@@ -91,7 +91,7 @@ extension IntegrationSuite {
             let error = try await withClient(configuration) { client in
                 try await expectFailure(client, HTTP2Request(path: "/hello.txt"))
             }
-            #expect(error.kind == .tlsFailed)
+            #expect(error.code == .tlsFailed)
         }
 
         @Test func serverNameMismatchIsRejected() async throws {
@@ -103,7 +103,7 @@ extension IntegrationSuite {
             let error = try await withClient(configuration) { client in
                 try await expectFailure(client, HTTP2Request(path: "/hello.txt"))
             }
-            #expect(error.kind == .tlsFailed)
+            #expect(error.code == .tlsFailed)
         }
 
         @Test func ipLiteralIsVerifiedAgainstTheIPSubjectAltName() async throws {
@@ -123,7 +123,7 @@ extension IntegrationSuite {
             let error = try await withClient(pki.configuration(port: port)) { client in
                 try await expectFailure(client, HTTP2Request(path: "/"))
             }
-            #expect(error.kind == .tlsFailed)
+            #expect(error.code == .tlsFailed)
             #expect(error.message.contains("ALPN"))
         }
 
@@ -184,11 +184,11 @@ extension IntegrationSuite {
             let port = try Network.freePort()
             try await withClient(pki.configuration(port: port)) { client in
                 let first = try await expectFailure(client, HTTP2Request(path: "/"))
-                #expect(first.kind == .connectFailed)
+                #expect(first.code == .connectFailed)
                 #expect(first.requestWasNotProcessed)
                 // Within the backoff: the request waits for the next attempt, which fails too.
                 let second = try await expectFailure(client, HTTP2Request(path: "/"))
-                #expect(second.kind == .connectFailed)
+                #expect(second.code == .connectFailed)
             }
         }
     }
@@ -212,7 +212,7 @@ extension IntegrationSuite {
             let error = try await withClient(configuration) { client in
                 try await expectFailure(client, HTTP2Request(path: "/"))
             }
-            #expect(error.kind == .connectFailed)
+            #expect(error.code == .connectFailed)
             #expect(error.requestWasNotProcessed)
         }
 
@@ -229,7 +229,7 @@ extension IntegrationSuite {
                 try await expectFailure(client, HTTP2Request(path: "/"))
             }
             // A handshake that never completes is a network problem, not refused credentials.
-            #expect(error.kind == .connectFailed)
+            #expect(error.code == .connectFailed)
             #expect(error.requestWasNotProcessed)
             #expect(error.message.contains("timed out"))
             #expect(ContinuousClock.now - start < .seconds(3))

@@ -90,7 +90,7 @@ extension IntegrationSuite {
             defer { server.stop() }
             try await withClient(pki.configuration(port: port)) { client in
                 let error = try await expectFailure(client, HTTP2Request(path: "/refused"))
-                #expect(error.kind == .refused)
+                #expect(error.code == .refused)
                 #expect(error.requestWasNotProcessed)
                 let statistics = try await Self.serverStatistics(client)
                 #expect(statistics.requests == 1 + 3 + 1)
@@ -107,7 +107,7 @@ extension IntegrationSuite {
                 let start = ContinuousClock.now
                 let error = try await expectFailure(client, HTTP2Request(path: "/never"))
                 let elapsed = ContinuousClock.now - start
-                #expect(error.kind == .timeout)
+                #expect(error.code == .timeout)
                 #expect(!error.requestWasNotProcessed)
                 #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3))
                 // The stream is reset (RST_STREAM CANCEL) and released right after.
@@ -121,7 +121,7 @@ extension IntegrationSuite {
             defer { server.stop() }
             try await withClient(pki.configuration(port: port)) { client in
                 let error = try await expectFailure(client, HTTP2Request(method: "POST", path: "/reset", body: Array("x".utf8)))
-                #expect(error.kind == .connectionLost)
+                #expect(error.code == .connectionLost)
                 #expect(!error.requestWasNotProcessed)
             }
         }
@@ -149,9 +149,9 @@ extension IntegrationSuite {
             client.send(HTTP2Request(path: "/pending")) { outcome.set($0) }
             try await waitUntil { client.statistics.streamsInFlight == 1 }
             await client.shutdown()
-            #expect(outcome.error?.kind == .shutdown)
+            #expect(outcome.error?.code == .shutdown)
             let late = try await expectFailure(client, HTTP2Request(path: "/late"))
-            #expect(late.kind == .shutdown)
+            #expect(late.code == .shutdown)
         }
 
         @Test func authorityAndMethodReachTheServer() async throws {

@@ -69,9 +69,9 @@ import Testing
     }
 
     @Test func errorsSayWhetherTheRequestWasProcessed() {
-        let notProcessed: [HTTP2Error.Kind] = [.connectFailed, .tlsFailed, .refused]
-        let unknown: [HTTP2Error.Kind] = [.connectionLost, .timeout, .protocolError, .shutdown]
-        #expect(notProcessed.allSatisfy { HTTP2Error(kind: $0, message: "").requestWasNotProcessed })
-        #expect(unknown.allSatisfy { !HTTP2Error(kind: $0, message: "").requestWasNotProcessed })
+        let notProcessed: [HTTP2Error.Code] = [.connectFailed, .tlsFailed, .refused]
+        let unknown: [HTTP2Error.Code] = [.connectionLost, .timeout, .protocolError, .shutdown]
+        #expect(notProcessed.allSatisfy { HTTP2Error(code: $0, message: "").requestWasNotProcessed })
+        #expect(unknown.allSatisfy { !HTTP2Error(code: $0, message: "").requestWasNotProcessed })
     }
 }

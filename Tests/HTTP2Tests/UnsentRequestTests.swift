@@ -39,7 +39,7 @@ struct UnsentRequestTests {
         configuration.requestTimeout = .milliseconds(400)
         try await withClient(configuration) { client in
             let error = try await expectFailure(client, HTTP2Request(path: "/queued"))
-            #expect(error.kind == .unsent)
+            #expect(error.code == .unsent)
             #expect(error.requestWasNotProcessed)
         }
     }
@@ -52,7 +52,7 @@ struct UnsentRequestTests {
         configuration.requestTimeout = .seconds(20)
         try await withClient(configuration) { client in
             let error = try await expectFailure(client, HTTP2Request(path: "/handshake"))
-            #expect(error.kind == .connectFailed)
+            #expect(error.code == .connectFailed)
             #expect(error.requestWasNotProcessed)
         }
     }
