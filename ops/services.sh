@@ -29,7 +29,8 @@ rabbit_env() {
   export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none"
   mkdir -p "$HOME" "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
   [ -f "$RABBITMQ_ENABLED_PLUGINS_FILE" ] || echo "[]." > "$RABBITMQ_ENABLED_PLUGINS_FILE"
-  [ -f "$RABBITMQ_CONFIG_FILE.conf" ] || printf 'loopback_users = none\nlisteners.tcp.default = 127.0.0.1:%s\n' "$amqp_port" > "$RABBITMQ_CONFIG_FILE.conf"
+  # Written every time: a directory reused with another port kept the old listener otherwise.
+  printf 'loopback_users = none\nlisteners.tcp.default = 127.0.0.1:%s\n' "$amqp_port" > "$RABBITMQ_CONFIG_FILE.conf"
 }
 
 wait_for() { # name, seconds, command...

@@ -10,23 +10,26 @@ final class ConsumptionGate: Sendable {
     private let status: WorkerStatus
     private let configuration: WorkerConfiguration
     private let logger: Logger
-    private let handler: @Sendable (AMQPDelivery) -> Void
+    /// Given by `open`: the gate is made before the processor that handles deliveries.
+    private let handler = Mutex<(@Sendable (AMQPDelivery) -> Void)?>(nil)
     private let state = Mutex(ConsumptionState())
     private let delayed: DelayedWork
 
-    init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork,
-         logger: Logger, handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+    init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
         self.amqp = amqp
         self.status = status
         self.configuration = configuration
         self.logger = logger
-        self.handler = handler
         self.delayed = delayed
     }
 
     var isConsuming: Bool { state.withLock { $0.isConsuming } }
 
-    func open() { apply(state.withLock { $0.open() }) }
+    /// Starts consuming; every delivery goes to `handler` (on the AMQP thread).
+    func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+        self.handler.withLock { $0 = handler }
+        apply(state.withLock { $0.open() })
+    }
 
     /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
     func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
@@ -82,6 +85,7 @@ final class ConsumptionGate: Sendable {
         switch action {
         case .none: break
         case .startConsuming:
+            guard let handler = handler.withLock({ $0 }) else { return }
             amqp.consume(queue: configuration.jobQueue, prefetch: configuration.prefetch,
                          maxBodyBytes: configuration.maxMessageBytes, handler: handler)
         case .stopConsuming:

@@ -57,13 +57,12 @@ final class JobProcessor: Sendable {
         let now = UnixTime.now()
         // Redeliveries are counted (in a task): one that keeps coming back must not loop.
         guard delivery.body.count <= Self.inlineBodyLimit, delivery.discardedBodySize == nil, !delivery.redelivered else {
-            Task { await process(delivery, parsed: nil, started: started, now: now, settled: settled) }
+            Task { await process(delivery, plan: nil, started: started, now: now, settled: settled) }
             return
         }
-        let parsed = parse(delivery, now: now)
-        guard case .success(let job) = parsed, job.groups.isEmpty, job.tokens.count <= configuration.chunkSize,
-              !job.tokens.isEmpty, !Self.isExpired(job, now: now) else {
-            Task { await process(delivery, parsed: parsed, started: started, now: now, settled: settled) }
+        let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+        guard let job = plan.taskFreeJob else {
+            Task { await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
         let log = JobLog(logger, job: job)
@@ -72,10 +71,7 @@ final class JobProcessor: Sendable {
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, deliveredAt: started, latency: status.latency) { [self] results in
             let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
                 var settlement = Settlement(job: job, now: now)
-                settlement.counts.devices = job.tokens.count
-                settlement.sent(with: ids)
-                settlement.record(job.tokens, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
-                settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
+                tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
                 settle(delivery, settlement, log: log) { _ in settled() }
             }
             guard results.contains(where: Self.asksForNewCredentials) else { return finish(results) }
@@ -87,18 +83,17 @@ final class JobProcessor: Sendable {
         }
     }
 
-    private func process(_ delivery: AMQPDelivery, parsed: Result<PushJob, JobRejection>?,
-                         started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) async {
+    private func process(_ delivery: AMQPDelivery, plan: JobPlan?, started: ContinuousClock.Instant, now: UnixTime,
+                         settled: @escaping @Sendable () -> Void) async {
         if let count = await redeliveries.count(delivery), count > configuration.maxRedeliveries {
             await reject(delivery, JobRejection(field: nil, "redelivered \(count) times without being settled (a worker crashed or lost its connection while holding it each time); not tried again"), now: now)
             settled()
             return
         }
-        guard let (settlement, log) = await prepare(delivery, parsed: parsed ?? parse(delivery, now: now), started: started, now: now) else {
-            settled()
-            return
+        let plan = plan ?? JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+        if let (settlement, log) = await carryOut(plan, delivery: delivery, started: started, now: now) {
+            await settle(delivery, settlement, log: log)
         }
-        await settle(delivery, settlement, log: log)
         settled()
     }
 
@@ -118,82 +113,5 @@ final class JobProcessor: Sendable {
         } catch {
             return .failure(error)
         }
-    }
-
-    private static func isExpired(_ job: PushJob, now: UnixTime) -> Bool {
-        job.expiration != 0 && job.expiration < now.seconds
-    }
-
-    private static func asksForNewCredentials(_ result: APNsResult) -> Bool {
-        if case .refreshCredentials = result.outcome { true } else { false }
-    }
-
-    /// Everything up to settling, in a task. Returns what is still to settle, or nil when the
-    /// delivery was already settled here (rejected, fanned out, or deferred).
-    private func prepare(_ delivery: AMQPDelivery, parsed: Result<PushJob, JobRejection>,
-                         started: ContinuousClock.Instant, now: UnixTime) async -> (Settlement, JobLog)? {
-        let job: PushJob
-        switch parsed {
-        case .success(let parsedJob): job = parsedJob
-        case .failure(let rejection):
-            await reject(delivery, rejection, now: now)
-            return nil
-        }
-        let log = JobLog(logger, job: job)
-
-        let devices: [DeviceToken]
-        var settlement = Settlement(job: job, now: now)
-        if !job.groups.isEmpty || job.tokens.count > configuration.chunkSize {
-            guard let inline = await fanOut(job, delivery: delivery, settlement: &settlement, started: started, log: log) else { return nil }
-            devices = inline
-        } else {
-            devices = job.tokens
-        }
-        settlement.counts.devices += devices.count
-
-        if Self.isExpired(job, now: now) {
-            // APNs would discard it anyway; say so rather than send something stale.
-            for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
-        } else if !devices.isEmpty {
-            let client = clients[job.app]!
-            let ids = APNsIDRange(count: devices.count)
-            settlement.sent(with: ids)
-            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, deliveredAt: started, latency: status.latency)
-            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, client: client, log: log)
-            settlement.record(devices, breakers[job.app]!.screen(results, jobTopic: job.topic != nil), retry: configuration.retry)
-        }
-        settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-        return (settlement, log)
-    }
-
-    /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those devices once.
-    private func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: APNsIDRange, results: inout [APNsResult],
-                                           client: APNsClient, log: JobLog) async {
-        let stale = results.indices.filter { Self.asksForNewCredentials(results[$0]) }
-        guard !stale.isEmpty, let provider = client.tokenProvider else { return }
-        let refreshed = (try? provider.refreshAfterRejection()) ?? false
-        guard refreshed else {
-            for index in stale { results[index].outcome = .credentialsProblem(reason: results[index].reason ?? "ExpiredProviderToken") }
-            return
-        }
-        log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: [LogKeys.devices: "\(stale.count)"])
-        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
-                                             deliveredAt: .now, latency: status.latency)
-        for (index, result) in zip(stale, again) {
-            results[index] = result
-            if Self.asksForNewCredentials(result) { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }
-        }
-    }
-
-    static func jobProperties(id: String) -> AMQPProperties {
-        var properties = AMQPProperties()
-        properties.contentType = "application/json"
-        properties.messageID = id
-        properties.persistent = true
-        return properties
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        Int(DurationText.milliseconds(ContinuousClock.now - start))
     }
 }

@@ -17,8 +17,14 @@ public final class PushWorker: Service, Sendable {
     private let redis: RedisClient
     private let clients: [String: APNsClient]
     private let gate: ConsumptionGate
+    private let results: ResultPublisher
+    private let processor: JobProcessor
     private let jobs = JobsInFlight()
     private let delayed = DelayedWork()
+    /// What the AMQP client reports that the gate and the publisher act on: handled in `run`'s
+    /// task group, since they are made after the client (no late-bound references).
+    private let connectionEvents: AsyncStream<AMQPConnectionEvent>
+    private let connectionEventsInput: AsyncStream<AMQPConnectionEvent>.Continuation
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
         HeapReturn.tuneAllocator()
@@ -33,55 +39,34 @@ public final class PushWorker: Service, Sendable {
         self.clients = clients
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
-        let gateBox = LateBound<ConsumptionGate>()
-        let processorBox = LateBound<JobProcessor>()
-        let resultsBox = LateBound<ResultPublisher>()
+        let (connectionEvents, connectionEventsInput) = AsyncStream.makeStream(of: AMQPConnectionEvent.self)
+        self.connectionEvents = connectionEvents
+        self.connectionEventsInput = connectionEventsInput
         self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
             switch event {
             case .connected:
                 status.setAMQPConnected(true)
-                resultsBox.value?.connectionRestored()
             case let .disconnected(reason):
                 status.setAMQPConnected(false)
                 logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
             case let .consumerCancelledByServer(queue):
                 logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); declaring the topology again and re-consuming")
-                gateBox.value?.consumerCancelled()
             case let .blocked(reason):
                 logger.warning("RabbitMQ blocked publishing (\(reason)): settling waits")
             case .unblocked:
                 logger.notice("RabbitMQ unblocked publishing")
             }
+            connectionEventsInput.yield(event)
         }
-        let jobs = self.jobs
-        let heapReturn = HeapReturn()
-        let bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
-        @Sendable func memory(_ action: BodyBytesInFlight.Action) {
-            switch action {
-            case .none: break
-            case .pause: gateBox.value?.pause(.memory)
-            case .resume: gateBox.value?.resume(.memory)
-            }
-        }
-        self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger) { delivery in
-            guard let processor = processorBox.value, jobs.start() else { return }
-            let bytes = delivery.body.count
-            memory(bodyBytes.take(bytes))
-            processor.start(delivery) {
-                memory(bodyBytes.give(bytes))
-                heapReturn.jobFinished(stillInFlight: jobs.finish())
-            }
-        }
-        gateBox.value = gate
-        let results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
-        resultsBox.value = results
-        processorBox.value = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
-                                          status: status, gate: gate, results: results, logger: logger)
+        self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger)
+        self.results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
+        self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
+                                      status: status, gate: gate, results: results, logger: logger)
     }
 
     public func run() async throws {
         amqp.start()
-        gate.open()
+        gate.open(delivering: deliveryHandler())
         logger.info("worker started", metadata: [
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
             "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
@@ -90,8 +75,12 @@ public final class PushWorker: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 // Timed resumes and further tries at publishing results; ends after close().
                 group.addTask { await self.delayed.run() }
+                group.addTask {
+                    for await event in self.connectionEvents { self.handle(event) }
+                }
                 await jobs.drained()
                 delayed.close()
+                connectionEventsInput.finish()
             }
         } onGracefulShutdown: { [self] in
             stop()
@@ -104,6 +93,38 @@ public final class PushWorker: Service, Sendable {
             "push.invalid": "\(totals.invalid)", "push.retried": "\(totals.retried)", "push.rejected": "\(totals.rejected)",
             "latency.p50_us": "\(latency.p50Microseconds)", "latency.p99_us": "\(latency.p99Microseconds)",
         ])
+    }
+
+    private func handle(_ event: AMQPConnectionEvent) {
+        switch event {
+        case .connected: results.connectionRestored()
+        case .consumerCancelledByServer: gate.consumerCancelled()
+        case .disconnected, .blocked, .unblocked: break
+        }
+    }
+
+    /// Runs on the AMQP thread for each delivery: counts it in flight (jobs and body bytes, which
+    /// pause consumption above --max-bytes-in-flight) and hands it to the processor.
+    private func deliveryHandler() -> @Sendable (AMQPDelivery) -> Void {
+        let jobs = jobs, processor = processor, gate = gate
+        let heapReturn = HeapReturn()
+        let bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
+        @Sendable func memory(_ action: BodyBytesInFlight.Action) {
+            switch action {
+            case .none: break
+            case .pause: gate.pause(.memory)
+            case .resume: gate.resume(.memory)
+            }
+        }
+        return { delivery in
+            guard jobs.start() else { return }
+            let bytes = delivery.body.count
+            memory(bodyBytes.take(bytes))
+            processor.start(delivery) {
+                memory(bodyBytes.give(bytes))
+                heapReturn.jobFinished(stillInFlight: jobs.finish())
+            }
+        }
     }
 
     /// Stops taking jobs; `run` returns once the jobs in flight have settled (or the shutdown
@@ -125,10 +146,4 @@ public final class PushWorker: Service, Sendable {
         await amqp.shutdown()
         for client in clients.values { await client.shutdown() }
     }
-}
-
-/// Lets handlers made in init reach objects made after them. Set once in init, before the AMQP
-/// client starts (in `run`), so no handler can read it early.
-private final class LateBound<Value: Sendable>: @unchecked Sendable {
-    var value: Value?
 }

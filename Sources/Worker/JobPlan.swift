@@ -1,0 +1,33 @@
+import PushCore
+
+/// What happens to one delivery, decided once from the parsed job: both the task-free path
+/// (`JobProcessor.start`) and the task path (`process`) follow it.
+enum JobPlan: Sendable {
+    /// Invalid: a dead-letter copy and job.rejected, never retried.
+    case reject(JobRejection)
+    /// Names few enough devices for one round, still valid: send them now.
+    case send(PushJob)
+    /// Names groups, or more devices than a chunk: expand and split first (JobProcessor+FanOut).
+    case expand(PushJob)
+    /// Names its devices, but its expiration has passed: each gets delivery.failed "Expired".
+    case expire(PushJob)
+
+    static func decide(_ parsed: Result<PushJob, JobRejection>, chunkSize: Int, now: UnixTime) -> JobPlan {
+        switch parsed {
+        case .failure(let rejection): .reject(rejection)
+        case .success(let job) where !job.groups.isEmpty || job.tokens.count > chunkSize: .expand(job)
+        case .success(let job) where isExpired(job, now: now): .expire(job)
+        case .success(let job): .send(job)
+        }
+    }
+
+    /// APNs would discard it anyway: it is reported rather than sent stale.
+    static func isExpired(_ job: PushJob, now: UnixTime) -> Bool {
+        job.expiration != 0 && job.expiration < now.seconds
+    }
+
+    /// The plan the task-free path can carry out alone: sending devices the job names.
+    var taskFreeJob: PushJob? {
+        if case .send(let job) = self, !job.tokens.isEmpty { job } else { nil }
+    }
+}

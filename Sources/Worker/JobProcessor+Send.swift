@@ -1,0 +1,90 @@
+import AMQP
+import APNs
+import PushCore
+
+/// The task path's stages after the plan: reject, expand, expire or send, then one tally.
+extension JobProcessor {
+    /// Everything up to settling. Returns what is still to settle, or nil when the delivery was
+    /// already settled here (rejected, fanned out, or deferred).
+    func carryOut(_ plan: JobPlan, delivery: AMQPDelivery, started: ContinuousClock.Instant,
+                  now: UnixTime) async -> (Settlement, JobLog)? {
+        let job: PushJob
+        var devices: [DeviceToken]
+        switch plan {
+        case .reject(let rejection):
+            await reject(delivery, rejection, now: now)
+            return nil
+        case .send(let named), .expire(let named):
+            job = named
+            devices = named.tokens
+        case .expand(let named):
+            job = named
+            devices = []
+        }
+        let log = JobLog(logger, job: job)
+        var settlement = Settlement(job: job, now: now)
+        if case .expand = plan {
+            guard let inline = await fanOut(job, delivery: delivery, settlement: &settlement, started: started, log: log) else { return nil }
+            devices = inline
+        }
+        if JobPlan.isExpired(job, now: now) {
+            settlement.counts.devices += devices.count
+            for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
+        } else if !devices.isEmpty {
+            let client = clients[job.app]!
+            let ids = APNsIDRange(count: devices.count)
+            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, deliveredAt: started, latency: status.latency)
+            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, client: client, log: log)
+            tally(&settlement, devices: devices, results: results, ids: ids, started: started)
+            return (settlement, log)
+        }
+        settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
+        return (settlement, log)
+    }
+
+    /// The one tally of a round's answers, for both paths.
+    func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [APNsResult], ids: APNsIDRange,
+               started: ContinuousClock.Instant) {
+        settlement.counts.devices += devices.count
+        settlement.sent(with: ids)
+        settlement.record(devices, breakers[settlement.job.app]!.screen(results, jobTopic: settlement.job.topic != nil),
+                          retry: configuration.retry)
+        settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
+    }
+
+    static func asksForNewCredentials(_ result: APNsResult) -> Bool {
+        if case .refreshCredentials = result.outcome { true } else { false }
+    }
+
+    /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those
+    /// devices once, each with the apns-id it had.
+    func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: APNsIDRange, results: inout [APNsResult],
+                                   client: APNsClient, log: JobLog) async {
+        let stale = results.indices.filter { Self.asksForNewCredentials(results[$0]) }
+        guard !stale.isEmpty, let provider = client.tokenProvider else { return }
+        let refreshed = (try? provider.refreshAfterRejection()) ?? false
+        guard refreshed else {
+            for index in stale { results[index].outcome = .credentialsProblem(reason: results[index].reason ?? "ExpiredProviderToken") }
+            return
+        }
+        log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: [LogKeys.devices: "\(stale.count)"])
+        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
+                                             deliveredAt: .now, latency: status.latency)
+        for (index, result) in zip(stale, again) {
+            results[index] = result
+            if Self.asksForNewCredentials(result) { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }
+        }
+    }
+
+    static func jobProperties(id: String) -> AMQPProperties {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.messageID = id
+        properties.persistent = true
+        return properties
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        Int(DurationText.milliseconds(ContinuousClock.now - start))
+    }
+}
