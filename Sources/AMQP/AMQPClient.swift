@@ -54,6 +54,7 @@ public final class AMQPClient: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
+        // Not a free task: the defer below cancels it, so it never outlives this call.
         let timer = Task { [self] in
             try? await Task.sleep(for: timeout)
             guard !Task.isCancelled else { return }

@@ -20,6 +20,7 @@ final class JobProcessor: Sendable {
     let status: WorkerStatus
     let gate: ConsumptionGate
     let results: ResultPublisher
+    let tasks: JobTasks
     let redeliveries: RedeliveryCounter
     /// Per app: answers that mean its configuration is wrong, not its devices.
     let breakers: [String: ConfigurationBreaker]
@@ -29,7 +30,7 @@ final class JobProcessor: Sendable {
     let logsSettledJobs: Bool
 
     init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, clients: [String: APNsClient],
-         status: WorkerStatus, gate: ConsumptionGate, results: ResultPublisher, logger: Logger) {
+         status: WorkerStatus, gate: ConsumptionGate, results: ResultPublisher, tasks: JobTasks, logger: Logger) {
         self.configuration = configuration
         self.amqp = amqp
         self.clients = clients
@@ -38,6 +39,7 @@ final class JobProcessor: Sendable {
         self.status = status
         self.gate = gate
         self.results = results
+        self.tasks = tasks
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
         self.breakers = clients.mapValues { _ in ConfigurationBreaker() }
         self.logger = logger
@@ -57,12 +59,12 @@ final class JobProcessor: Sendable {
         let now = UnixTime.now()
         // Redeliveries are counted (in a task): one that keeps coming back must not loop.
         guard delivery.body.count <= Self.inlineBodyLimit, delivery.discardedBodySize == nil, !delivery.redelivered else {
-            Task { await process(delivery, plan: nil, started: started, now: now, settled: settled) }
+            run(orElse: settled) { [self] in await process(delivery, plan: nil, started: started, now: now, settled: settled) }
             return
         }
         let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
         guard let job = plan.taskFreeJob else {
-            Task { await process(delivery, plan: plan, started: started, now: now, settled: settled) }
+            run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
         let log = JobLog(logger, job: job)
@@ -75,7 +77,7 @@ final class JobProcessor: Sendable {
                 settle(delivery, settlement, log: log) { _ in settled() }
             }
             guard results.contains(where: Self.asksForNewCredentials) else { return finish(results) }
-            Task {
+            run(orElse: settled) { [self] in
                 var results = results
                 await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client, log: log)
                 finish(results)
@@ -95,6 +97,12 @@ final class JobProcessor: Sendable {
             await settle(delivery, settlement, log: log)
         }
         settled()
+    }
+
+    /// In the worker's task group (`JobTasks`). Refused only after every job settled, which this
+    /// one has not: `refused` (the delivery stays unacked) is there for completeness.
+    private func run(orElse refused: @Sendable () -> Void, _ work: @escaping @Sendable () async -> Void) {
+        if !tasks.submit(work) { refused() }
     }
 
     /// The job, or what is wrong with it (size, JSON, fields, app).

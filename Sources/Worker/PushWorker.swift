@@ -21,6 +21,10 @@ public final class PushWorker: Service, Sendable {
     private let processor: JobProcessor
     private let jobs = JobsInFlight()
     private let delayed = DelayedWork()
+    private let jobTasks = JobTasks()
+    /// Signalled by `stop()`: the shutdown timeout then runs in `run()`'s task group.
+    private let stopRequested: AsyncStream<Void>
+    private let stopRequestedInput: AsyncStream<Void>.Continuation
     /// What the AMQP client reports that the gate and the publisher act on: handled in `run`'s
     /// task group, since they are made after the client (no late-bound references).
     private let connectionEvents: AsyncStream<AMQPConnectionEvent>
@@ -42,6 +46,7 @@ public final class PushWorker: Service, Sendable {
         let (connectionEvents, connectionEventsInput) = AsyncStream.makeStream(of: AMQPConnectionEvent.self)
         self.connectionEvents = connectionEvents
         self.connectionEventsInput = connectionEventsInput
+        (stopRequested, stopRequestedInput) = AsyncStream.makeStream(of: Void.self)
         self.amqp = AMQPClient(configuration: configuration.amqp, topology: configuration.topology, logger: logger) { event in
             switch event {
             case .connected:
@@ -61,7 +66,7 @@ public final class PushWorker: Service, Sendable {
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger)
         self.results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
         self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
-                                      status: status, gate: gate, results: results, logger: logger)
+                                      status: status, gate: gate, results: results, tasks: jobTasks, logger: logger)
     }
 
     public func run() async throws {
@@ -78,9 +83,23 @@ public final class PushWorker: Service, Sendable {
                 group.addTask {
                     for await event in self.connectionEvents { self.handle(event) }
                 }
+                group.addTask { await self.jobTasks.run() }
+                group.addTask {
+                    // After stop(): jobs still unsettled when the shutdown timeout passes are left
+                    // unacked (closing the connections) for another worker.
+                    for await _ in self.stopRequested {
+                        guard (try? await Task.sleep(for: self.configuration.shutdownTimeout)) != nil else { return }
+                        await self.shutdownConnections()
+                        return
+                    }
+                }
                 await jobs.drained()
                 delayed.close()
+                jobTasks.close()
                 connectionEventsInput.finish()
+                stopRequestedInput.finish()
+                // The shutdown timer is not needed any more: every job settled in time.
+                group.cancelAll()
             }
         } onGracefulShutdown: { [self] in
             stop()
@@ -135,11 +154,7 @@ public final class PushWorker: Service, Sendable {
         jobs.close()
         // Work waiting for a timer runs now (its last chance); new work is refused.
         delayed.close()
-        let timeout = configuration.shutdownTimeout
-        Task { [self] in
-            try? await Task.sleep(for: timeout)
-            await shutdownConnections()
-        }
+        stopRequestedInput.yield()
     }
 
     private func shutdownConnections() async {

@@ -41,6 +41,7 @@ struct EventsCommand: AsyncParsableCommand {
         let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
         amqp.consume(queue: queue, prefetch: 100) { input.yield($0) }
         if seconds > 0 {
+            // Ends the loop below; a one-shot command, gone when the loop is.
             Task { try? await Task.sleep(for: .seconds(seconds)); input.finish() }
         }
         var received = 0

@@ -51,6 +51,7 @@ struct SendCommand: AsyncParsableCommand {
         let amqp = AMQPClient(configuration: connection.amqpConfiguration(name: "pushworker-send"), topology: [.queue(name: jobQueue)],
                               logger: Logger(label: "pushworker.send"))
         amqp.start()
+        // A one-shot command: the process exits right after `run`, and a defer cannot await.
         defer { Task { await amqp.shutdown() } }
         try await amqp.waitUntilConnected(timeout: .seconds(10))
         var properties = AMQPProperties()
