@@ -32,6 +32,7 @@ let package = Package(
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
             "CRabbitMQ", "PushCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Redis", dependencies: [
@@ -40,14 +41,17 @@ let package = Package(
         ], swiftSettings: strict),
         .target(name: "HTTP2", dependencies: [
             "CNghttp2", "COpenSSL", "PushCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
             "HTTP2", "PushCore", "COpenSSL",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "PushCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -59,6 +63,7 @@ let package = Package(
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
             "AMQP", "Redis", "APNs", "PushCore", "CMalloc",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -75,9 +80,9 @@ let package = Package(
         ], swiftSettings: strict),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
-        .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log")],
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
             "Sandbox", "PushCore",
@@ -88,6 +93,7 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

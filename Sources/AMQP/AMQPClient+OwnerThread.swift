@@ -1,11 +1,11 @@
 /// The few state transitions the owner thread publishes to callers.
 extension AMQPClient {
     var isStopping: Bool {
-        shared.withLock { $0.phase == .stopping }
+        shared.withLockedValue { $0.phase == .stopping }
     }
 
     func takeCommands() -> [ClientCommand] {
-        shared.withLock { state in
+        shared.withLockedValue { state in
             defer { state.commands.removeAll(keepingCapacity: true) }
             return state.commands
         }
@@ -14,20 +14,20 @@ extension AMQPClient {
     /// Blocks until the socket is readable, a command is queued, or the timeout passes; returns at
     /// once if commands are already waiting.
     func waitForWork(socket: Int32, timeoutMilliseconds: Int32) {
-        let idle = shared.withLock { state in
+        let idle = shared.withLockedValue { state in
             guard state.commands.isEmpty else { return false }
             state.ownerWaiting = true
             return true
         }
         guard idle else { return }
         wakeSignal.wait(socket: socket, timeoutMilliseconds: timeoutMilliseconds)
-        shared.withLock { $0.ownerWaiting = false }
+        shared.withLockedValue { $0.ownerWaiting = false }
     }
 
     /// At most `limit` commands, so a flood of publishes cannot starve frame reading (heartbeats,
     /// confirms, deliveries); `more` says whether some are still queued.
     func takeCommands(limit: Int) -> (commands: [ClientCommand], more: Bool) {
-        shared.withLock { state in
+        shared.withLockedValue { state in
             guard state.commands.count > limit else {
                 defer { state.commands.removeAll(keepingCapacity: true) }
                 return (state.commands, false)
@@ -39,7 +39,7 @@ extension AMQPClient {
     }
 
     func markConnected(generation: UInt64) {
-        let waiters = shared.withLock { state in
+        let waiters = shared.withLockedValue { state in
             state.connectedGeneration = generation
             state.lastError = nil
             defer { state.connectWaiters = [:] }
@@ -49,14 +49,14 @@ extension AMQPClient {
     }
 
     func markDisconnected(_ error: AMQPError) {
-        shared.withLock { state in
+        shared.withLockedValue { state in
             state.connectedGeneration = nil
             state.lastError = error
         }
     }
 
     func markUnusable(_ error: AMQPError) {
-        let waiters = shared.withLock { state in
+        let waiters = shared.withLockedValue { state in
             state.permanentError = error
             state.lastError = error
             defer { state.connectWaiters = [:] }
@@ -67,7 +67,7 @@ extension AMQPClient {
 
     /// Called last by the owner thread: fails what is left and releases `shutdown()` callers.
     func markStopped() {
-        let (commands, connectWaiters, stopWaiters) = shared.withLock { state in
+        let (commands, connectWaiters, stopWaiters) = shared.withLockedValue { state in
             state.phase = .stopped
             state.connectedGeneration = nil
             defer {

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A RabbitMQ client for one connection: channel 1 consumes with manual acks, channel 2 publishes
 /// with publisher confirms, channel 3 runs declarations and other synchronous operations.
@@ -13,7 +13,7 @@ public final class AMQPClient: Sendable {
     let initialTopology: [AMQPDeclaration]
     let logger: Logger
     let onEvent: @Sendable (AMQPConnectionEvent) -> Void
-    let shared = Mutex(ClientState())
+    let shared = NIOLockedValueBox(ClientState())
     let wakeSignal = WakeSignal()
 
     public init(
@@ -30,7 +30,7 @@ public final class AMQPClient: Sendable {
 
     /// Spawns the owner thread, which connects (retrying with backoff) until shutdown.
     public func start() {
-        let shouldStart = shared.withLock { state in
+        let shouldStart = shared.withLockedValue { state in
             guard state.phase == .idle else { return false }
             state.phase = .running
             return true
@@ -45,12 +45,12 @@ public final class AMQPClient: Sendable {
     }
 
     public var isConnected: Bool {
-        shared.withLock { $0.connectedGeneration != nil }
+        shared.withLockedValue { $0.connectedGeneration != nil }
     }
 
     /// Returns once a connection is up (topology declared, consumers started).
     public func waitUntilConnected(timeout: Duration) async throws(AMQPError) {
-        let id = shared.withLock { state in
+        let id = shared.withLockedValue { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
@@ -62,7 +62,7 @@ public final class AMQPClient: Sendable {
         }
         defer { timer.cancel() }
         let result: Result<Void, AMQPError> = await withCheckedContinuation { continuation in
-            let immediate: Result<Void, AMQPError>? = shared.withLock { state in
+            let immediate: Result<Void, AMQPError>? = shared.withLockedValue { state in
                 if state.connectedGeneration != nil { return .success(()) }
                 if let error = state.permanentError { return .failure(error) }
                 if state.phase == .stopping || state.phase == .stopped {
@@ -77,7 +77,7 @@ public final class AMQPClient: Sendable {
     }
 
     private func expireConnectWaiter(_ id: UInt64, after timeout: Duration) {
-        let expired = shared.withLock { state in
+        let expired = shared.withLockedValue { state in
             state.connectWaiters.removeValue(forKey: id).map { ($0, state.lastError) }
         }
         guard let (continuation, lastError) = expired else { return }
@@ -174,7 +174,7 @@ public final class AMQPClient: Sendable {
     /// publishes with `.shutdown` and returns after the AMQP thread has finished.
     public func shutdown() async {
         enum Action { case finishNow([ClientCommand], [CheckedContinuation<Result<Void, AMQPError>, Never>]), wait, done }
-        let action: Action = shared.withLock { state in
+        let action: Action = shared.withLockedValue { state in
             switch state.phase {
             case .idle:
                 state.phase = .stopped
@@ -199,7 +199,7 @@ public final class AMQPClient: Sendable {
         case .wait:
             wakeSignal.signal()
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let stopped = shared.withLock { state in
+                let stopped = shared.withLockedValue { state in
                     if state.phase == .stopped { return true }
                     state.stopWaiters.append(continuation)
                     return false
@@ -211,7 +211,7 @@ public final class AMQPClient: Sendable {
 
     func enqueue(_ command: ClientCommand) {
         enum Outcome { case rejected, wake, queued }
-        let outcome: Outcome = shared.withLock { state in
+        let outcome: Outcome = shared.withLockedValue { state in
             if state.phase == .stopping || state.phase == .stopped { return .rejected }
             state.commands.append(command)
             guard state.ownerWaiting else { return .queued }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 /// State shared between callers and the AMQP owner thread, always accessed under the client's Mutex.
 struct ClientState {
     enum Phase {

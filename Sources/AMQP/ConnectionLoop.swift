@@ -195,7 +195,7 @@ final class ConnectionLoop {
         let remaining = deadline - .now
         let milliseconds = max(1, min(500, Int32(Backoff.seconds(remaining) * 1000)))
         client.waitForWork(socket: -1, timeoutMilliseconds: milliseconds)
-        let lastError = client.shared.withLock { $0.lastError }
+        let lastError = client.shared.withLockedValue { $0.lastError }
         handleWhileDisconnected(client.takeCommands(), reason: lastError)
     }
 

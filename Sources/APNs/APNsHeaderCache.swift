@@ -1,6 +1,6 @@
 import HTTP2
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The flattened headers of the notifications sent most recently, keyed by everything in them
 /// but the device and the apns-id (both sent per request): a job to many devices, or many one-device jobs of the same kind, build their
@@ -26,14 +26,14 @@ final class APNsHeaderCache: Sendable {
 
     /// Few entries: lookups are a linear scan, and distinct notifications in flight at once are few.
     static let capacity = 8
-    private let entries = Mutex<[(key: Key, block: RequestHeaderBlock)]>([])
+    private let entries = NIOLockedValueBox<[(key: Key, block: RequestHeaderBlock)]>([])
 
     func block(for key: Key, build: () throws(APNsRequestProblem) -> RequestHeaderBlock) throws(APNsRequestProblem) -> RequestHeaderBlock {
-        if let hit = entries.withLock({ entries in entries.first(where: { $0.key == key })?.block }) {
+        if let hit = entries.withLockedValue({ entries in entries.first(where: { $0.key == key })?.block }) {
             return hit
         }
         let block = try build()
-        entries.withLock { entries in
+        entries.withLockedValue { entries in
             if entries.count >= Self.capacity { entries.removeFirst() }
             entries.append((key, block))
         }

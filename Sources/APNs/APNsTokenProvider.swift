@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Mints and caches the provider token (JWT) for one key. APNs rejects tokens older than an hour
 /// and answers 429 TooManyProviderTokenUpdates when a connection's token changes more often than
@@ -11,7 +11,7 @@ public final class APNsTokenProvider: Sendable {
     private let signer: ES256Signer
     private let refreshAfter: Duration
     private static let minimumLifetime: Duration = .seconds(20 * 60)
-    private let state = Mutex<State>(State())
+    private let state = NIOLockedValueBox<State>(State())
 
     private struct State {
         var header: String?
@@ -49,7 +49,7 @@ public final class APNsTokenProvider: Sendable {
     /// `bearer <jwt>`, minted again once the cached one is `refreshAfter` old.
     public func authorizationHeader() throws(APNsConfigurationError) -> String {
         let now = ContinuousClock.now
-        let cached: String? = state.withLock { state in
+        let cached: String? = state.withLockedValue { state in
             guard let header = state.header, let minted = state.mintedAt, now - minted < refreshAfter else { return nil }
             return header
         }
@@ -62,7 +62,7 @@ public final class APNsTokenProvider: Sendable {
     /// Returns whether a new token was made.
     public func refreshAfterRejection() throws(APNsConfigurationError) -> Bool {
         let now = ContinuousClock.now
-        let allowed = state.withLock { state in
+        let allowed = state.withLockedValue { state in
             guard let minted = state.mintedAt else { return true }
             return now - minted >= Self.minimumLifetime
         }
@@ -79,7 +79,7 @@ public final class APNsTokenProvider: Sendable {
         let signature = try signer.sign(Array(signingInput.utf8))
         let token = signingInput + "." + Base64.encode(signature, urlSafe: true, padded: false)
         let value = "bearer " + token
-        state.withLock { state in
+        state.withLockedValue { state in
             state.header = value
             state.issuedAt = issuedAt
             state.mintedAt = now

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import Synchronization
 
 /// The only state callers and the I/O thread share: a lock-protected inbox, the eventfd that
@@ -16,7 +17,7 @@ final class ClientShared: Sendable {
         var startupFailure: HTTP2Error?
     }
 
-    let state = Mutex(State())
+    let state = NIOLockedValueBox(State())
     let wakeup: EventFD?
     /// Counters are bumped the moment things happen (before completions run), so a caller
     /// that just got a response sees it counted; gauges are published once per loop iteration.
@@ -29,13 +30,13 @@ final class ClientShared: Sendable {
             wakeup = try EventFD()
         } catch {
             wakeup = nil
-            state.withLock { $0.startupFailure = error }
+            state.withLockedValue { $0.startupFailure = error }
         }
     }
 
     /// Returns the error to complete with immediately, or nil when the I/O thread took the request.
     func submit(_ submission: Submission) -> HTTP2Error? {
-        let (failure, wake): (HTTP2Error?, Bool) = state.withLock { state in
+        let (failure, wake): (HTTP2Error?, Bool) = state.withLockedValue { state in
             if let failure = state.startupFailure { return (failure, false) }
             if state.shutdownRequested { return (HTTP2Error(code: .shutdown, message: "client is shut down"), false) }
             state.submissions.append(submission)
@@ -48,13 +49,13 @@ final class ClientShared: Sendable {
 
     /// A resolver thread's answer; wakes the I/O thread.
     func post(_ answer: Resolver.Answer) {
-        state.withLock { $0.answers.append(answer) }
+        state.withLockedValue { $0.answers.append(answer) }
         wakeup?.signal()
     }
 
     /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity) and takes DNS answers.
     func takeSubmissions(into buffer: inout [Submission], answers: inout [Resolver.Answer]) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             swap(&state.submissions, &buffer)
             if !state.answers.isEmpty { swap(&state.answers, &answers) }
             state.wakePending = false
@@ -63,11 +64,11 @@ final class ClientShared: Sendable {
     }
 
     func publish(_ statistics: HTTP2ClientStatistics) {
-        state.withLock { $0.statistics = statistics }
+        state.withLockedValue { $0.statistics = statistics }
     }
 
     var statistics: HTTP2ClientStatistics {
-        var statistics = state.withLock { state in
+        var statistics = state.withLockedValue { state in
             var statistics = state.statistics
             statistics.queuedRequests += state.submissions.count
             return statistics
@@ -80,7 +81,7 @@ final class ClientShared: Sendable {
 
     /// Asks the I/O thread to stop; `waiter` resumes once it has exited.
     func requestShutdown(waiter: CheckedContinuation<Void, Never>?) {
-        let resumeNow: Bool = state.withLock { state in
+        let resumeNow: Bool = state.withLockedValue { state in
             state.shutdownRequested = true
             if state.exited { return true }
             if let waiter { state.exitWaiters.append(waiter) }
@@ -95,7 +96,7 @@ final class ClientShared: Sendable {
 
     /// The last thing the I/O thread does.
     func threadExited() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.exited = true
             defer { state.exitWaiters = [] }
             return state.exitWaiters
@@ -104,7 +105,7 @@ final class ClientShared: Sendable {
     }
 
     func failStartup(_ error: HTTP2Error) {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.startupFailure = error
             state.exited = true
             defer { state.exitWaiters = [] }

@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A local APNs: HTTP/2 over TLS on one port, answering `POST /3/device/<token>` with APNs'
 /// statuses and reasons, token and certificate authentication, scripted rules and faults, and a
@@ -15,7 +15,7 @@ public final class APNsSandbox: Sendable {
     private let configuration: SandboxConfiguration
     private let logger: Logger
     private let recorder: SandboxRecorder
-    private let running = Mutex<Running?>(nil)
+    private let running = NIOLockedValueBox<Running?>(nil)
 
     /// Paths are known up front; the files exist once `start()` returned.
     public let material: SandboxGeneratedMaterial
@@ -31,7 +31,7 @@ public final class APNsSandbox: Sendable {
 
     /// Creates or reuses the generated material, binds, and returns the port actually bound.
     public func start() async throws -> Int {
-        guard self.running.withLock({ $0 == nil }) else { throw SandboxError(message: "already started") }
+        guard self.running.withLockedValue({ $0 == nil }) else { throw SandboxError(message: "already started") }
         let configuration = self.configuration
         try await self.material.createMissing(in: configuration.stateDirectory, logger: self.logger)
 
@@ -67,7 +67,7 @@ public final class APNsSandbox: Sendable {
             try? await group.shutdownGracefully()
             throw SandboxError(message: "cannot listen on \(configuration.host):\(configuration.port): \(error)")
         }
-        self.running.withLock { $0 = Running(group: group, channel: channel) }
+        self.running.withLockedValue { $0 = Running(group: group, channel: channel) }
         let port = channel.localAddress?.port ?? configuration.port
         self.logger.info("sandbox: listening", metadata: [
             "address": "\(configuration.host):\(port)", "ca": "\(self.material.caCertificateFile)",
@@ -101,7 +101,7 @@ public final class APNsSandbox: Sendable {
 
     /// Closes the listener and every connection.
     public func stop() async {
-        guard let running = self.running.withLock({ state -> Running? in
+        guard let running = self.running.withLockedValue({ state -> Running? in
             defer { state = nil }
             return state
         }) else { return }

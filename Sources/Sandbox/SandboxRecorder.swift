@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A validated request waiting for the recorder's verdict (rules may still change its answer).
 struct SandboxDraft: Sendable {
@@ -37,10 +37,10 @@ final class SandboxRecorder: Sendable {
         var nextConnectionID = 1
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(rules: [SandboxRule], faults: SandboxFaults, recordLimit: Int) {
-        self.state = Mutex(State(
+        self.state = NIOLockedValueBox(State(
             record: NotificationRing(limit: recordLimit),
             rules: rules,
             ruleUses: Array(repeating: 0, count: rules.count),
@@ -51,7 +51,7 @@ final class SandboxRecorder: Sendable {
     /// `requestNumber` is 1-based per connection; `draining` connections never send a second GOAWAY.
     func admit(_ draft: SandboxDraft, requestNumber: Int, draining: Bool) -> SandboxAdmission {
         let now = SandboxWallClock.epochMilliseconds()
-        return self.state.withLock { state in
+        return self.state.withLockedValue { state in
             state.statistics.requests += 1
             if state.statistics.firstRequestAtMilliseconds == 0 { state.statistics.firstRequestAtMilliseconds = now }
             state.statistics.lastRequestAtMilliseconds = now
@@ -94,7 +94,7 @@ final class SandboxRecorder: Sendable {
     }
 
     func connectionAccepted() -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.statistics.connectionsAccepted += 1
             defer { state.nextConnectionID += 1 }
             return state.nextConnectionID
@@ -103,35 +103,35 @@ final class SandboxRecorder: Sendable {
 
     /// Called only when a connection's own peak grows, so it stays off the per-request path.
     func noteConcurrentStreams(_ count: Int) {
-        self.state.withLock { $0.statistics.maxConcurrentStreamsSeen = max($0.statistics.maxConcurrentStreamsSeen, count) }
+        self.state.withLockedValue { $0.statistics.maxConcurrentStreamsSeen = max($0.statistics.maxConcurrentStreamsSeen, count) }
     }
 
     func noteStreamLimitViolation() {
-        self.state.withLock { $0.statistics.streamLimitViolations += 1 }
+        self.state.withLockedValue { $0.statistics.streamLimitViolations += 1 }
     }
 
     func received() -> [ReceivedNotification] {
-        self.state.withLock { $0.record.ordered }
+        self.state.withLockedValue { $0.record.ordered }
     }
 
     func statistics() -> SandboxStatistics {
-        self.state.withLock { $0.statistics }
+        self.state.withLockedValue { $0.statistics }
     }
 
     func setRules(_ rules: [SandboxRule]) {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.rules = rules
             state.ruleUses = Array(repeating: 0, count: rules.count)
         }
     }
 
     func setFaults(_ faults: SandboxFaults) {
-        self.state.withLock { $0.faults = faults }
+        self.state.withLockedValue { $0.faults = faults }
     }
 
     /// Clears the record, counters and rule counters; connection IDs stay unique.
     func reset() {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             state.record.removeAll()
             state.statistics = SandboxStatistics()
             state.ruleUses = Array(repeating: 0, count: state.rules.count)

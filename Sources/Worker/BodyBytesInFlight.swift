@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The bytes of job bodies held by unsettled deliveries. Prefetch counts messages, not bytes, so
 /// this says when to stop taking more (above the cap) and when to take them again (below half of
@@ -13,14 +13,14 @@ final class BodyBytesInFlight: Sendable {
         var paused = false
     }
     private let cap: Int
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(cap: Int) { self.cap = cap }
 
-    var held: Int { state.withLock { $0.held } }
+    var held: Int { state.withLockedValue { $0.held } }
 
     func take(_ bytes: Int) -> Action {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.held += bytes
             guard !state.paused, state.held > cap else { return .none }
             state.paused = true
@@ -29,7 +29,7 @@ final class BodyBytesInFlight: Sendable {
     }
 
     func give(_ bytes: Int) -> Action {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.held -= bytes
             guard state.paused, state.held <= cap / 2 else { return .none }
             state.paused = false

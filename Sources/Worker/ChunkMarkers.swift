@@ -2,7 +2,7 @@ import AMQP
 import Logging
 import PushCore
 import Redis
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Bounds the duplicates of a fan-out that is redelivered while (or just after) it was split: the
 /// worker notes in Redis each chunk job the broker confirmed, and a redelivered fan-out skips the
@@ -28,7 +28,7 @@ final class ChunkMarkers: Sendable {
         var written = false
         var skipped = 0
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(redis: RedisClient, jobQueue: String, delivery: AMQPDelivery, logger: Logger) {
         self.redis = redis
@@ -41,14 +41,14 @@ final class ChunkMarkers: Sendable {
         Digest.hex(devices.map(\.hex))
     }
 
-    var skipped: Int { state.withLock { $0.skipped } }
+    var skipped: Int { state.withLockedValue { $0.skipped } }
 
     /// Whether a chunk with exactly these devices was confirmed by the broker in an earlier delivery.
     func alreadyQueued(_ digest: String) async -> Bool {
-        guard lookUp, !state.withLock({ $0.disabled }) else { return false }
+        guard lookUp, !state.withLockedValue({ $0.disabled }) else { return false }
         do {
             guard case .integer(1) = try await redis.command(["SISMEMBER", key, digest]) else { return false }
-            state.withLock { $0.skipped += 1 }
+            state.withLockedValue { $0.skipped += 1 }
             return true
         } catch {
             disable(error)
@@ -58,12 +58,12 @@ final class ChunkMarkers: Sendable {
 
     /// Called from the publish confirm (any thread).
     func confirmed(_ digest: String) {
-        state.withLock { $0.confirmed.append(digest) }
+        state.withLockedValue { $0.confirmed.append(digest) }
     }
 
     /// Writes the confirmed chunks noted since the last call.
     func flush() async {
-        let digests: [String] = state.withLock { state in
+        let digests: [String] = state.withLockedValue { state in
             guard !state.disabled, !state.confirmed.isEmpty else { return [] }
             defer { state.confirmed.removeAll() }
             return state.confirmed
@@ -72,9 +72,9 @@ final class ChunkMarkers: Sendable {
         do {
             let added = try await redis.command(["SADD", key] + digests)
             if case let .error(text) = added { throw RedisError(.reply, "SADD: \(text)") }
-            if !state.withLock({ $0.written }) {
+            if !state.withLockedValue({ $0.written }) {
                 _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)])
-                state.withLock { $0.written = true }
+                state.withLockedValue { $0.written = true }
             }
         } catch {
             disable(error)
@@ -83,12 +83,12 @@ final class ChunkMarkers: Sendable {
 
     /// The fan-out is acked: its markers are of no further use.
     func clear() async {
-        guard lookUp || state.withLock({ $0.written }) else { return }
+        guard lookUp || state.withLockedValue({ $0.written }) else { return }
         _ = try? await redis.command(["DEL", key])
     }
 
     private func disable(_ error: any Error) {
-        let first = state.withLock { state in
+        let first = state.withLockedValue { state in
             defer { state.disabled = true }
             return !state.disabled
         }

@@ -1,6 +1,6 @@
 import APNs
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Tells a configuration mistake from bad devices. A wrong environment makes APNs answer
 /// `BadDeviceToken` for every device (and a wrong topic `DeviceTokenNotForTopic`); taken one by
@@ -36,14 +36,14 @@ final class ConfigurationBreaker: Sendable {
             if mismatch { mismatches += 1 }
         }
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// The results with mismatches turned into `credentialsProblem` while the breaker is tripped.
     /// `jobTopic`: the job chose its own topic, so a topic refusal is that job's fault (it stays a
     /// `delivery.failed`), not the app's configuration.
     func screen(_ results: [APNsResult], jobTopic: Bool = false) -> [APNsResult] {
         var screened = results
-        state.withLock { state in
+        state.withLockedValue { state in
             for index in screened.indices {
                 let result = screened[index]
                 guard result.status != 0 else { continue }   // no answer: says nothing about the configuration

@@ -1,6 +1,6 @@
 import AMQP
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Starts and stops consumption of the job queue for the reasons in `ConsumptionState`: refused
 /// credentials, results that cannot be published, APNs or Redis trouble. While paused, jobs stay
@@ -11,8 +11,8 @@ final class ConsumptionGate: Sendable {
     private let configuration: WorkerConfiguration
     private let logger: Logger
     /// Given by `open`: the gate is made before the processor that handles deliveries.
-    private let handler = Mutex<(@Sendable (AMQPDelivery) -> Void)?>(nil)
-    private let state = Mutex(ConsumptionState())
+    private let handler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
+    private let state = NIOLockedValueBox(ConsumptionState())
     private let delayed: DelayedWork
 
     init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
@@ -23,17 +23,17 @@ final class ConsumptionGate: Sendable {
         self.delayed = delayed
     }
 
-    var isConsuming: Bool { state.withLock { $0.isConsuming } }
+    var isConsuming: Bool { state.withLockedValue { $0.isConsuming } }
 
     /// Starts consuming; every delivery goes to `handler` (on the AMQP thread).
     func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void) {
-        self.handler.withLock { $0 = handler }
-        apply(state.withLock { $0.open() })
+        self.handler.withLockedValue { $0 = handler }
+        apply(state.withLockedValue { $0.open() })
     }
 
     /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
     func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
-        let action = state.withLock { $0.pause(reason) }
+        let action = state.withLockedValue { $0.pause(reason) }
         if action == .stopConsuming {
             logger.warning("consumption paused: jobs stay in the queue", metadata: [LogKeys.pause: "\(reason)"])
         }
@@ -43,7 +43,7 @@ final class ConsumptionGate: Sendable {
 
     func resume(_ reason: ConsumptionState.PauseReason) {
         if case .credentials = reason { status.clearCredentialProblems() }
-        let action = state.withLock { $0.resume(reason) }
+        let action = state.withLockedValue { $0.resume(reason) }
         if action == .startConsuming {
             logger.notice("consumption resumes", metadata: [LogKeys.pause: "\(reason)"])
         }
@@ -69,7 +69,7 @@ final class ConsumptionGate: Sendable {
         do {
             try await amqp.declare(configuration.topology)
             status.setConsumerProblem(nil)
-            apply(state.withLock { $0.consumerLost() })
+            apply(state.withLockedValue { $0.consumerLost() })
         } catch {
             logger.error("could not declare the topology again; retrying", metadata: [LogKeys.error: "\(error)"])
             delayed.schedule(after: .seconds(5)) { [self] in await redeclareAndConsume() }
@@ -77,15 +77,15 @@ final class ConsumptionGate: Sendable {
     }
 
     func close() {
-        apply(state.withLock { $0.stop() })
+        apply(state.withLockedValue { $0.stop() })
     }
 
     private func apply(_ action: ConsumptionState.Action) {
-        status.setPauses(state.withLock { $0.pauses.map(\.description).sorted() })
+        status.setPauses(state.withLockedValue { $0.pauses.map(\.description).sorted() })
         switch action {
         case .none: break
         case .startConsuming:
-            guard let handler = handler.withLock({ $0 }) else { return }
+            guard let handler = handler.withLockedValue({ $0 }) else { return }
             amqp.consume(queue: configuration.jobQueue, prefetch: configuration.prefetch,
                          maxBodyBytes: configuration.maxMessageBytes, handler: handler)
         case .stopConsuming:

@@ -1,6 +1,6 @@
 import APNs
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Sends one notification to many devices at once and reports when every answer is in. Callbacks
 /// from the connection pool fill a preallocated result array; the last one calls `completion`
@@ -51,16 +51,16 @@ private final class ResultCollector: Sendable {
         var results: [APNsResult?]
         var remaining: Int
     }
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     private let completion: @Sendable ([APNsResult]) -> Void
 
     init(count: Int, completion: @escaping @Sendable ([APNsResult]) -> Void) {
-        state = Mutex(State(results: Array(repeating: nil, count: count), remaining: count))
+        state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), remaining: count))
         self.completion = completion
     }
 
     func record(_ result: APNsResult, at index: Int) {
-        let finished: [APNsResult]? = state.withLock { state in
+        let finished: [APNsResult]? = state.withLockedValue { state in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.remaining -= 1

@@ -1,5 +1,5 @@
 import CMalloc
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Gives memory back to the system once the worker is idle. glibc keeps freed memory in its
 /// arenas: after a fan-out of a million devices the worker otherwise stayed ~100 MB above its idle
@@ -9,7 +9,7 @@ final class HeapReturn: Sendable {
         var jobsSinceTrim = 0
         var lastTrim = ContinuousClock.now
     }
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// Trimming walks every arena: not after each job, only when a burst of work is over.
     private let minimumJobs: Int
     private let minimumInterval: Duration
@@ -29,7 +29,7 @@ final class HeapReturn: Sendable {
     }
 
     func jobFinished(stillInFlight: Int) {
-        let trim = state.withLock { state in
+        let trim = state.withLockedValue { state in
             state.jobsSinceTrim += 1
             guard stillInFlight == 0, state.jobsSinceTrim >= minimumJobs,
                   ContinuousClock.now - state.lastTrim >= minimumInterval else { return false }

@@ -1,7 +1,7 @@
 import AMQP
 import Logging
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Publishes what a settled job owes the broker (its events, retry and held jobs, a dead-letter
 /// copy) until the broker has confirmed every message, and only then reports success, so the job
@@ -38,10 +38,10 @@ final class ResultPublisher: Sendable {
     private let delayed: DelayedWork
     private let topology: [AMQPDeclaration]
     /// Jobs whose last try failed; consumption is paused while any is.
-    private let failingJobs = Mutex(0)
+    private let failingJobs = NIOLockedValueBox(0)
     /// Tries that failed for want of a connection: run as soon as it is back, not after their
     /// backoff (a broker restart otherwise kept consumption paused ~8 s after it returned).
-    private let waitingForConnection = Mutex<[@Sendable () -> Void]>([])
+    private let waitingForConnection = NIOLockedValueBox<[@Sendable () -> Void]>([])
 
     init(amqp: AMQPClient, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
         self.amqp = amqp
@@ -65,7 +65,7 @@ final class ResultPublisher: Sendable {
 
     fileprivate func started(failing: Bool) {
         guard failing else { return }
-        let first = failingJobs.withLock { count in
+        let first = failingJobs.withLockedValue { count in
             count += 1
             return count == 1
         }
@@ -73,7 +73,7 @@ final class ResultPublisher: Sendable {
     }
 
     fileprivate func recovered() {
-        let last = failingJobs.withLock { count in
+        let last = failingJobs.withLockedValue { count in
             count -= 1
             return count == 0
         }
@@ -85,7 +85,7 @@ final class ResultPublisher: Sendable {
 
     /// The AMQP connection is up again (its topology declared): every try that waits for it runs now.
     func connectionRestored(after delay: Duration = .zero) {
-        let waiting = waitingForConnection.withLock { waiting in
+        let waiting = waitingForConnection.withLockedValue { waiting in
             defer { waiting = [] }
             return waiting
         }
@@ -94,7 +94,7 @@ final class ResultPublisher: Sendable {
     }
 
     fileprivate func retryWhenConnected(_ retry: @escaping @Sendable () -> Void) {
-        waitingForConnection.withLock { $0.append(retry) }
+        waitingForConnection.withLockedValue { $0.append(retry) }
         // Its event may have run before this registered; 200 ms keeps a try that failed while the
         // loss was not yet reported from repeating at full speed.
         if status.snapshot.amqpConnected { connectionRestored(after: .milliseconds(200)) }
@@ -132,17 +132,17 @@ private final class Round: Sendable {
     private let publisher: ResultPublisher
     private let logger: Logger
     private let done: @Sendable (Bool) -> Void
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     init(publisher: ResultPublisher, messages: [ResultPublisher.Message], logger: Logger, done: @escaping @Sendable (Bool) -> Void) {
         self.publisher = publisher
         self.logger = logger
         self.done = done
-        self.state = Mutex(State(pending: messages))
+        self.state = NIOLockedValueBox(State(pending: messages))
     }
 
     func start() {
-        let messages: [ResultPublisher.Message] = state.withLock { state in
+        let messages: [ResultPublisher.Message] = state.withLockedValue { state in
             defer { state.pending = [] }
             state.outstanding = state.pending.count
             state.failed = []
@@ -153,7 +153,7 @@ private final class Round: Sendable {
         for message in messages {
             publisher.send(message) { [self] result in
                 if case .success = result { message.confirmed?() }
-                let last: Bool = state.withLock { state in
+                let last: Bool = state.withLockedValue { state in
                     if case .failure(let error) = result {
                         if error.code == .unencodable {
                             // Trying the same bytes again cannot help.
@@ -179,7 +179,7 @@ private final class Round: Sendable {
     }
 
     private func retryNow() {
-        let due = state.withLock { state in
+        let due = state.withLockedValue { state in
             defer { state.retryScheduled = false }
             return state.retryScheduled
         }
@@ -188,7 +188,7 @@ private final class Round: Sendable {
 
     private func finish() {
         enum Next { case succeeded(wasFailing: Bool), retry(Duration, [(ResultPublisher.Message, AMQPError)], tries: Int, firstFailure: Bool), shutdown(wasFailing: Bool) }
-        let next: Next = state.withLock { state in
+        let next: Next = state.withLockedValue { state in
             if state.failed.isEmpty { return .succeeded(wasFailing: state.failing) }
             if state.failed.contains(where: { $0.1.code == .shutdown }) { return .shutdown(wasFailing: state.failing) }
             let firstFailure = !state.failing
@@ -218,7 +218,7 @@ private final class Round: Sendable {
             // A missing exchange (404 closes the channel) or an unroutable copy (its queue was deleted):
             // declare the topology again before the next try.
             let redeclare = failures.contains { $0.1.code == .unroutable || $0.1.status == 404 || $0.1.code == .channelClosed }
-            state.withLock { $0.retryScheduled = true }
+            state.withLockedValue { $0.retryScheduled = true }
             if failures.allSatisfy({ $0.1.code == .connectionLost || $0.1.code == .connectFailed }) {
                 publisher.retryWhenConnected { [self] in retryNow() }
             }

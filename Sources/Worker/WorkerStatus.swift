@@ -1,5 +1,5 @@
 import PushCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What the worker has done and what is wrong with it right now, for logs, `status` and tests.
 public final class WorkerStatus: Sendable {
@@ -25,16 +25,16 @@ public final class WorkerStatus: Sendable {
         public var pauses: [String] = []
     }
 
-    private let state = Mutex(Snapshot())
+    private let state = NIOLockedValueBox(Snapshot())
     /// Job delivery → APNs answer, per device.
     public let latency = LatencyRecorder()
 
     init() {}
 
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    public var snapshot: Snapshot { state.withLockedValue { $0 } }
 
     func recordJob(_ counts: JobCounts) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.jobs += 1
             state.sent += counts.sent
             state.failed += counts.failed
@@ -44,29 +44,29 @@ public final class WorkerStatus: Sendable {
         }
     }
 
-    func recordRejection() { state.withLock { $0.rejected += 1 } }
+    func recordRejection() { state.withLockedValue { $0.rejected += 1 } }
 
     /// Returns whether this is news (the app was fine until now).
     func credentialsFailed(app: String, reason: String) -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             defer { state.credentialProblems[app] = reason }
             return state.credentialProblems[app] == nil
         }
     }
 
-    func credentialsRecovered(app: String) { _ = state.withLock { $0.credentialProblems.removeValue(forKey: app) } }
-    func clearCredentialProblems() { state.withLock { $0.credentialProblems.removeAll() } }
+    func credentialsRecovered(app: String) { _ = state.withLockedValue { $0.credentialProblems.removeValue(forKey: app) } }
+    func clearCredentialProblems() { state.withLockedValue { $0.credentialProblems.removeAll() } }
     /// Cut short: a Redis error can carry a reply of any length.
-    func noteRedisFailure(_ text: String) { state.withLock { $0.redisProblem = String(text.prefix(300)) } }
-    func noteRedisHealthy() { state.withLock { $0.redisProblem = nil } }
-    func setAMQPConnected(_ connected: Bool) { state.withLock { $0.amqpConnected = connected } }
-    func setResultsProblem(_ text: String?) { state.withLock { $0.resultsProblem = text } }
+    func noteRedisFailure(_ text: String) { state.withLockedValue { $0.redisProblem = String(text.prefix(300)) } }
+    func noteRedisHealthy() { state.withLockedValue { $0.redisProblem = nil } }
+    func setAMQPConnected(_ connected: Bool) { state.withLockedValue { $0.amqpConnected = connected } }
+    func setResultsProblem(_ text: String?) { state.withLockedValue { $0.resultsProblem = text } }
     func resultsFailed(_ text: String) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.resultsProblem = text
             state.resultPublishFailures += 1
         }
     }
-    func setConsumerProblem(_ text: String?) { state.withLock { $0.consumerProblem = text } }
-    func setPauses(_ pauses: [String]) { state.withLock { $0.pauses = pauses } }
+    func setConsumerProblem(_ text: String?) { state.withLockedValue { $0.consumerProblem = text } }
+    func setPauses(_ pauses: [String]) { state.withLockedValue { $0.pauses = pauses } }
 }

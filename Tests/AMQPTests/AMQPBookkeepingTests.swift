@@ -1,5 +1,5 @@
 @testable import AMQP
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 @Suite struct AMQPBookkeepingTests {
@@ -71,16 +71,16 @@ import Testing
     }
 
     @Test func confirmsSettleInOrderWithMultiple() {
-        let results = Mutex<[Int: Bool]>([:])
+        let results = NIOLockedValueBox<[Int: Bool]>([:])
         var confirms = PublishConfirms()
         for index in 1...5 {
             confirms.record(completion: { result in
-                results.withLock { $0[index] = (try? result.get()) != nil }
+                results.withLockedValue { $0[index] = (try? result.get()) != nil }
             }, returnKey: nil)
         }
         for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
         for (completion, result) in confirms.settle(deliveryTag: 5, multiple: false, nacked: true) { completion(result) }
-        #expect(results.withLock { $0 } == [1: true, 2: true, 3: true, 5: false])
+        #expect(results.withLockedValue { $0 } == [1: true, 2: true, 3: true, 5: false])
         #expect(confirms.outstanding == 1)
         let failed = confirms.reset(failingWith: AMQPError(code: .connectionLost, message: "x"))
         #expect(failed.count == 1)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func returnMatchesTheRightMandatoryPublish() {
-        let outcome = Mutex<[Int: String]>([:])
+        let outcome = NIOLockedValueBox<[Int: String]>([:])
         var confirms = PublishConfirms()
         func key(_ routingKey: String, _ messageID: String) -> PublishConfirms.ReturnKey {
             .init(exchange: "x", routingKey: routingKey, bodyCount: 3, properties: AMQPProperties(messageID: messageID))
@@ -96,7 +96,7 @@ import Testing
         let keys = [key("routable", "a"), key("nowhere", "b"), key("nowhere", "c")]
         for (index, returnKey) in keys.enumerated() {
             confirms.record(completion: { result in
-                outcome.withLock { state in
+                outcome.withLockedValue { state in
                     switch result {
                     case .success: state[index] = "ok"
                     case .failure(let error): state[index] = "\(error.code)"
@@ -108,6 +108,6 @@ import Testing
         let unmatched = confirms.markReturned(key("other", "z"), replyCode: 312, replyText: "NO_ROUTE")
         #expect(matched && !unmatched)
         for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
-        #expect(outcome.withLock { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
+        #expect(outcome.withLockedValue { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
     }
 }

@@ -1,6 +1,6 @@
 import AMQP
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Against the real RabbitMQ (AMQP_URL, default amqp://guest:guest@127.0.0.1:5672/).
@@ -42,10 +42,10 @@ import Testing
             "s": "text", "i": .int(-42), "b": true, "d": 1.5, "x": .bytes([0, 255]), "t": .timestamp(1_700_000_000),
             "a": .array(["one", .int(2), .table(["nested": .bool(false)])]), "f": .table(["k": "v"]), "v": .void,
         ]
-        let failures = Mutex<[AMQPError]>([])
+        let failures = NIOLockedValueBox<[AMQPError]>([])
         let start = ContinuousClock.now
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let remaining = Mutex(total)
+            let remaining = NIOLockedValueBox(total)
             for index in 0..<total {
                 var properties = AMQPProperties(contentType: "application/json", messageID: "m\(index)", headers: headers)
                 properties.correlationID = "c\(index)"
@@ -54,13 +54,13 @@ import Testing
                 properties.timestamp = 1_700_000_000
                 properties.expiration = "600000"
                 client.publish(exchange: "", routingKey: queue, body: Array("{\"n\":\(index)}".utf8), properties: properties) { result in
-                    if case .failure(let error) = result { failures.withLock { $0.append(error) } }
-                    if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.resume() }
+                    if case .failure(let error) = result { failures.withLockedValue { $0.append(error) } }
+                    if remaining.withLockedValue({ $0 -= 1; return $0 }) == 0 { done.resume() }
                 }
             }
         }
         let elapsed = ContinuousClock.now - start
-        #expect(failures.withLock { $0.isEmpty })
+        #expect(failures.withLockedValue { $0.isEmpty })
         #expect(try await client.messageCount(queue: queue) == total)
         print("published \(total) confirmed messages in \(elapsed)")
 
@@ -176,24 +176,24 @@ import Testing
             .binding(queue: queue, exchange: exchange, routingKey: "yes"),
         ])
         // Interleaved routable and unroutable mandatory publishes: only the unroutable ones fail.
-        let results = Mutex<[Int: String]>([:])
+        let results = NIOLockedValueBox<[Int: String]>([:])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let remaining = Mutex(20)
+            let remaining = NIOLockedValueBox(20)
             for index in 0..<20 {
                 let key = index % 2 == 0 ? "yes" : "no"
                 client.publish(exchange: exchange, routingKey: key, body: [UInt8(index)],
                                properties: AMQPProperties(messageID: "\(index)"), mandatory: true) { result in
-                    results.withLock { state in
+                    results.withLockedValue { state in
                         switch result {
                         case .success: state[index] = "ok"
                         case .failure(let error): state[index] = "\(error.code)"
                         }
                     }
-                    if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.resume() }
+                    if remaining.withLockedValue({ $0 -= 1; return $0 }) == 0 { done.resume() }
                 }
             }
         }
-        let outcome = results.withLock { $0 }
+        let outcome = results.withLockedValue { $0 }
         for index in 0..<20 {
             #expect(outcome[index] == (index % 2 == 0 ? "ok" : "unroutable"), "publish \(index)")
         }
@@ -304,15 +304,15 @@ import Testing
         try await publishAll(client, count: total, queue: queue, body: body, properties: properties)
 
         let collector = DeliveryCollector(keepBodies: false)
-        let baseline = Mutex(0)
+        let baseline = NIOLockedValueBox(0)
         client.consume(queue: queue, prefetch: 200) { delivery in
             collector.add(delivery)
             client.ack(delivery.tag)
         }
         #expect(await collector.wait(for: 5_000, timeout: .seconds(60)))
-        baseline.withLock { $0 = Broker.residentBytes() }
+        baseline.withLockedValue { $0 = Broker.residentBytes() }
         #expect(await collector.wait(for: total, timeout: .seconds(120)))
-        let growth = Broker.residentBytes() - baseline.withLock { $0 }
+        let growth = Broker.residentBytes() - baseline.withLockedValue { $0 }
         print("RSS growth over \(total - 5_000) deliveries: \(growth / 1024) KiB")
         #expect(growth < 8 * 1024 * 1024)
         try await client.deleteQueue(queue)
@@ -372,15 +372,15 @@ import Testing
         let queue = Broker.uniqueName("in-flight")
         let events = EventRecorder()
         let client = try await Broker.connectedClient(topology: [.queue(name: queue)], events: events)
-        let tally = Mutex((sent: 0, confirmed: 0, lost: 0, other: 0))
+        let tally = NIOLockedValueBox((sent: 0, confirmed: 0, lost: 0, other: 0))
         let publisher = Task {
             // Keep a steady stream of publishes in flight until the connection has been cut.
             while events.disconnects == 0 && !Task.isCancelled {
                 for _ in 0..<200 {
-                    tally.withLock { $0.sent += 1 }
+                    tally.withLockedValue { $0.sent += 1 }
                     client.publish(exchange: "", routingKey: queue, body: [UInt8](repeating: 1, count: 256),
                                    properties: AMQPProperties()) { result in
-                        tally.withLock { state in
+                        tally.withLockedValue { state in
                             switch result {
                             case .success: state.confirmed += 1
                             case .failure(let error) where error.code == .connectionLost: state.lost += 1
@@ -397,9 +397,9 @@ import Testing
         #expect(await eventually { events.disconnects == 1 })
         publisher.cancel()
         _ = await publisher.value
-        #expect(await eventually { tally.withLock { $0.sent == $0.confirmed + $0.lost + $0.other } })
+        #expect(await eventually { tally.withLockedValue { $0.sent == $0.confirmed + $0.lost + $0.other } })
         try await client.waitUntilConnected(timeout: .seconds(10))
-        let result = tally.withLock { $0 }
+        let result = tally.withLockedValue { $0 }
         print("in-flight publishes at connection loss: \(result)")
         #expect(result.lost > 0)
         // Confirmed means stored: the queue holds at least every confirmed message.
@@ -429,17 +429,17 @@ import Testing
     private func publishAll(
         _ client: AMQPClient, count: Int, queue: String, body: [UInt8], properties: AMQPProperties
     ) async throws {
-        let failures = Mutex(0)
+        let failures = NIOLockedValueBox(0)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let remaining = Mutex(count)
+            let remaining = NIOLockedValueBox(count)
             for _ in 0..<count {
                 client.publish(exchange: "", routingKey: queue, body: body, properties: properties) { result in
-                    if case .failure = result { failures.withLock { $0 += 1 } }
-                    if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.resume() }
+                    if case .failure = result { failures.withLockedValue { $0 += 1 } }
+                    if remaining.withLockedValue({ $0 -= 1; return $0 }) == 0 { done.resume() }
                 }
             }
         }
-        #expect(failures.withLock { $0 } == 0)
+        #expect(failures.withLockedValue { $0 } == 0)
     }
 }
 

@@ -1,7 +1,7 @@
 import AMQP
 import Foundation
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Integration tests talk to the real broker; a missing broker fails them (never skips).
 enum Broker {
@@ -88,18 +88,18 @@ struct TestFailure: Error, CustomStringConvertible {
 }
 
 final class EventRecorder: Sendable {
-    private let state = Mutex<(events: [AMQPConnectionEvent], name: String)>(([], ""))
+    private let state = NIOLockedValueBox<(events: [AMQPConnectionEvent], name: String)>(([], ""))
 
     var connectionName: String {
-        get { state.withLock { $0.name } }
-        set { state.withLock { $0.name = newValue } }
+        get { state.withLockedValue { $0.name } }
+        set { state.withLockedValue { $0.name = newValue } }
     }
 
     func record(_ event: AMQPConnectionEvent) {
-        state.withLock { $0.events.append(event) }
+        state.withLockedValue { $0.events.append(event) }
     }
 
-    var events: [AMQPConnectionEvent] { state.withLock { $0.events } }
+    var events: [AMQPConnectionEvent] { state.withLockedValue { $0.events } }
 
     var disconnects: Int {
         events.filter { if case .disconnected = $0 { true } else { false } }.count
@@ -116,8 +116,8 @@ final class EventRecorder: Sendable {
 
 /// Collects deliveries from a consumer handler (which runs on the AMQP thread).
 final class DeliveryCollector: Sendable {
-    private let deliveries = Mutex<[AMQPDelivery]>([])
-    private let counter = Mutex(0)
+    private let deliveries = NIOLockedValueBox<[AMQPDelivery]>([])
+    private let counter = NIOLockedValueBox(0)
     private let keepBodies: Bool
 
     init(keepBodies: Bool = true) {
@@ -126,13 +126,13 @@ final class DeliveryCollector: Sendable {
 
     func add(_ delivery: AMQPDelivery) {
         if keepBodies {
-            deliveries.withLock { $0.append(delivery) }
+            deliveries.withLockedValue { $0.append(delivery) }
         }
-        counter.withLock { $0 += 1 }
+        counter.withLockedValue { $0 += 1 }
     }
 
-    var all: [AMQPDelivery] { deliveries.withLock { $0 } }
-    var count: Int { counter.withLock { $0 } }
+    var all: [AMQPDelivery] { deliveries.withLockedValue { $0 } }
+    var count: Int { counter.withLockedValue { $0 } }
 
     /// Polls until `count` deliveries arrived; false on timeout.
     func wait(for count: Int, timeout: Duration = .seconds(20)) async -> Bool {

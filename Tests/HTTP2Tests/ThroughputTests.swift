@@ -1,5 +1,6 @@
 import Foundation
 import HTTP2
+import NIOConcurrencyHelpers
 import Synchronization
 import Testing
 
@@ -20,11 +21,11 @@ extension IntegrationSuite {
                 let start = ContinuousClock.now
                 let failures = Atomic(0)
                 await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let state = Mutex((sent: 0, finished: 0))
+                    let state = NIOLockedValueBox((sent: 0, finished: 0))
                     let request = HTTP2Request(method: "GET", path: "/hello.txt",
                                                headers: [HTTP2Header(name: "authorization", value: "bearer x", neverIndex: true)])
                     @Sendable func sendNext() {
-                        let shouldSend = state.withLock { state -> Bool in
+                        let shouldSend = state.withLockedValue { state -> Bool in
                             guard state.sent < total else { return false }
                             state.sent += 1
                             return true
@@ -32,7 +33,7 @@ extension IntegrationSuite {
                         guard shouldSend else { return }
                         client.send(request) { result in
                             if (try? result.get().status) != 200 { failures.add(1, ordering: .relaxed) }
-                            let finished = state.withLock { state -> Bool in
+                            let finished = state.withLockedValue { state -> Bool in
                                 state.finished += 1
                                 return state.finished == total
                             }

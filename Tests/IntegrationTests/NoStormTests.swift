@@ -3,7 +3,7 @@ import Foundation
 import PushCore
 import Sandbox
 import Testing
-import Synchronization
+import NIOConcurrencyHelpers
 @testable import Worker
 
 /// What a settlement that cannot be published, a hostile message or a missing group may do: never
@@ -153,9 +153,9 @@ extension NoStormTests {
             // ...and the broker redelivers it once more: taken and dropped unacked by a client that goes away.
             let holder = AMQPClient(configuration: AMQPConfiguration(url: PipelineFixture.amqpURL), topology: [], logger: fixture.logger)
             holder.start()
-            let taken = Mutex(false)
-            holder.consume(queue: fixture.jobQueue, prefetch: 1) { _ in taken.withLock { $0 = true } }
-            try await waitUntil("the holder took the job") { taken.withLock { $0 } }
+            let taken = NIOLockedValueBox(false)
+            holder.consume(queue: fixture.jobQueue, prefetch: 1) { _ in taken.withLockedValue { $0 = true } }
+            try await waitUntil("the holder took the job") { taken.withLockedValue { $0 } }
             await holder.shutdown()
 
             try fixture.startWorker(fixture.workerConfiguration())

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
@@ -8,9 +8,9 @@ struct TestFailure: Error, CustomStringConvertible {
 
 /// Collects a child's stdout and stderr as text.
 final class OutputBuffer: Sendable {
-    private let text = Mutex("")
-    func append(_ data: Data) { text.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-    var contents: String { text.withLock { $0 } }
+    private let text = NIOLockedValueBox("")
+    func append(_ data: Data) { text.withLockedValue { $0 += String(decoding: data, as: UTF8.self) } }
+    var contents: String { text.withLockedValue { $0 } }
 }
 
 /// A process the tests start; `stop()` (call it in a `defer`) terminates and reaps it.
