@@ -46,9 +46,11 @@ extension JobProcessor {
             messages.append(.init(exchange: "", routingKey: configuration.jobQueue, body: held.encoded(),
                                   properties: Self.jobProperties(id: job.id), mandatory: true))
         }
-        let completed = PushEvent.jobCompleted(settlement.counts)
-        messages.append(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
-                              body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        if configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count) {
+            let completed = PushEvent.jobCompleted(settlement.counts)
+            messages.append(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
+                                  body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+        }
         let counts = settlement.counts
         results.publish(messages, logger: log.logger) { [self] published in
             // Not published only when shutting down: left unacked, the job is redelivered.

@@ -30,6 +30,8 @@ public struct WorkerConfiguration: Sendable {
     /// Bodies of unsettled jobs held in memory above this pause consumption until half is free
     /// (prefetch counts messages, not bytes).
     public var maxBytesInFlight = 64 * 1024 * 1024
+    /// Which jobs publish `job.completed`.
+    public var completionEvents = CompletionEvents.all
 
     public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
         self.amqp = amqp

@@ -29,6 +29,8 @@ struct RunCommand: AsyncParsableCommand {
     var maxBytesInFlight: Int = Env.int("max-bytes-in-flight", default: 64 * 1024 * 1024)
     @Option(help: "A job redelivered more often than this without being settled (workers crashed holding it) is dead-lettered. [env PUSHWORKER_MAX_REDELIVERIES]")
     var maxRedeliveries: Int = Env.int("max-redeliveries", default: 5)
+    @Option(help: "Which jobs publish job.completed: all, failures (a device failed, was invalid, retried or held; a group missing; a split) or none. [env PUSHWORKER_COMPLETION_EVENTS]")
+    var completionEvents: String = Env["completion-events"] ?? "all"
     @Option(help: "Seconds to let in-flight jobs settle after SIGTERM. [env PUSHWORKER_SHUTDOWN_TIMEOUT]")
     var shutdownTimeout: Int = Env.int("shutdown-timeout", default: 30)
     @Option(help: "Seconds between credential retries after APNs refused them. [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
@@ -85,6 +87,10 @@ struct RunCommand: AsyncParsableCommand {
         configuration.maxMessageBytes = maxMessageBytes
         configuration.maxBytesInFlight = maxBytesInFlight
         configuration.maxRedeliveries = maxRedeliveries
+        guard let completion = CompletionEvents(rawValue: completionEvents) else {
+            throw ValidationError("--completion-events must be all, failures or none, got \"\(completionEvents)\"")
+        }
+        configuration.completionEvents = completion
         configuration.shutdownTimeout = .seconds(shutdownTimeout)
         configuration.credentialsRetryInterval = .seconds(credentialsRetryInterval)
         let worker: PushWorker

@@ -244,4 +244,28 @@ struct PipelineTests {
             #expect(accepted.sorted() == [fine, refused].sorted())
         }
     }
+
+    @Test func completionEventsCanBeLimitedToJobsWithFailures() async throws {
+        let dead = PipelineFixture.token(0x7410)
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(token: dead, status: 410, reason: "Unregistered")] }) { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.completionEvents = .failures
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            try await fixture.publish(#"{"id":"all-sent","tokens":["\#(PipelineFixture.token(0x7001))"],"payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish(#"{"id":"one-invalid","tokens":["\#(dead)","\#(PipelineFixture.token(0x7002))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            // Both jobs settled (the worker counts them) before looking for what was not published.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while worker.status.snapshot.jobs < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(worker.status.snapshot.jobs == 2)
+            // Settled means acked after the broker confirmed its events: they are all queued by now.
+            var all = events
+            while let delivery = try await fixture.control.get(queue: fixture.eventQueue) { all.append(try PipelineFixture.Event(delivery)) }
+            let completed = all.filter { $0.routingKey == "job.completed" }.map { $0.string("job_id") }
+            #expect(completed == ["one-invalid"], "a job whose devices were all sent publishes no job.completed")
+            #expect(all.contains { $0.routingKey == "token.invalid" && $0.string("token") == dead })
+            #expect(fixture.sandbox.received().filter { $0.status == 200 }.count == 2)
+        }
+    }
 }
