@@ -12,7 +12,7 @@ final class ConsumptionGate: Sendable {
     private let logger: Logger
     /// Given by `open`: the gate is made before the processor that handles deliveries.
     private let handler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
-    private let state = NIOLockedValueBox(ConsumptionState())
+    private let state: NIOLockedValueBox<ConsumptionState>
     private let delayed: DelayedWork
 
     init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
@@ -21,6 +21,14 @@ final class ConsumptionGate: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.delayed = delayed
+        self.state = NIOLockedValueBox(ConsumptionState(prefetch: configuration.prefetch))
+    }
+
+    var prefetch: UInt16 { state.withLockedValue { $0.prefetch } }
+
+    /// Consumes with `prefetch` from now on (restarting the consumer if it runs).
+    func retune(prefetch: UInt16) {
+        apply(state.withLockedValue { $0.retune(prefetch: prefetch) })
     }
 
     var isConsuming: Bool { state.withLockedValue { $0.isConsuming } }
@@ -86,7 +94,12 @@ final class ConsumptionGate: Sendable {
         case .none: break
         case .startConsuming:
             guard let handler = handler.withLockedValue({ $0 }) else { return }
-            amqp.consume(queue: configuration.jobQueue, prefetch: configuration.prefetch,
+            amqp.consume(queue: configuration.jobQueue, prefetch: prefetch,
+                         maxBodyBytes: configuration.maxMessageBytes, handler: handler)
+        case .restartConsuming:
+            guard let handler = handler.withLockedValue({ $0 }) else { return }
+            amqp.stopConsuming()
+            amqp.consume(queue: configuration.jobQueue, prefetch: prefetch,
                          maxBodyBytes: configuration.maxMessageBytes, handler: handler)
         case .stopConsuming:
             amqp.stopConsuming()

@@ -30,11 +30,26 @@ struct ConsumptionState: Sendable, Equatable {
         case none
         case startConsuming
         case stopConsuming
+        /// Consuming with another prefetch: cancel the consumer and consume again (RabbitMQ applies
+        /// a basic.qos to consumers started after it).
+        case restartConsuming
     }
 
     private(set) var pauses: Set<PauseReason> = []
     private(set) var opened = false
     private(set) var stopped = false
+    /// The prefetch to consume with (`PrefetchTuner` changes it as jobs arrive).
+    private(set) var prefetch: UInt16
+
+    init(prefetch: UInt16 = 20) {
+        self.prefetch = prefetch
+    }
+
+    mutating func retune(prefetch: UInt16) -> Action {
+        guard prefetch != self.prefetch else { return .none }
+        self.prefetch = prefetch
+        return isConsuming ? .restartConsuming : .none
+    }
 
     var isConsuming: Bool { opened && !stopped && pauses.isEmpty }
 

@@ -8,9 +8,23 @@ import NIOConcurrencyHelpers
 enum DeliveryRound {
     /// `ids` names the requests: the device at `i` gets `ids.id(at: positions?[i] ?? i)` (positions:
     /// where a resent device stands in the job's list, so it keeps its id).
+    /// The round starts once `budget` has room for its devices and gives them back when its last
+    /// answer is in (`completion` then runs).
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
-                     with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
-                     completion: @escaping @Sendable ([APNsResult]) -> Void) {
+                     with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                     latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
+        let count = devices.count
+        budget.acquire(count) {
+            sendNow(job, to: devices, ids: ids, positions: positions, with: client, deliveredAt: deliveredAt, latency: latency) { results in
+                budget.release(count)
+                completion(results)
+            }
+        }
+    }
+
+    private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]?,
+                                with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
+                                completion: @escaping @Sendable ([APNsResult]) -> Void) {
         func notification(_ index: Int) -> APNsNotification {
             APNsNotification(token: devices[index], topic: job.topic, pushType: job.pushType, priority: job.priority,
                              expiration: job.expiration, collapseID: job.collapseID,
@@ -37,9 +51,10 @@ enum DeliveryRound {
     }
 
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
-                     with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder) async -> [APNsResult] {
+                     with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                     latency: LatencyRecorder) async -> [APNsResult] {
         await withCheckedContinuation { continuation in
-            send(job, to: devices, ids: ids, positions: positions, with: client, deliveredAt: deliveredAt, latency: latency) {
+            send(job, to: devices, ids: ids, positions: positions, with: client, budget: budget, deliveredAt: deliveredAt, latency: latency) {
                 continuation.resume(returning: $0)
             }
         }

@@ -33,7 +33,8 @@ extension JobProcessor {
         } else if !devices.isEmpty {
             let client = clients[job.app]!
             let ids = APNsIDRange(count: devices.count)
-            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, deliveredAt: started, latency: status.latency)
+            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, budget: devicesInFlight,
+                                                   deliveredAt: started, latency: status.latency)
             await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, client: client, log: log)
             tally(&settlement, devices: devices, results: results, ids: ids, started: started)
             return (settlement, log)
@@ -69,7 +70,7 @@ extension JobProcessor {
         }
         log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: [LogKeys.devices: "\(stale.count)"])
         let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
-                                             deliveredAt: .now, latency: status.latency)
+                                             budget: devicesInFlight, deliveredAt: .now, latency: status.latency)
         for (index, result) in zip(stale, again) {
             results[index] = result
             if Self.asksForNewCredentials(result) { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }

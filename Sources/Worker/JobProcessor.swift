@@ -21,6 +21,9 @@ final class JobProcessor: Sendable {
     let gate: ConsumptionGate
     let results: ResultPublisher
     let tasks: JobTasks
+    /// Notifications in flight to APNs, across every job (`--max-in-flight`).
+    let devicesInFlight: DevicesInFlight
+    let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
     /// Per app: answers that mean its configuration is wrong, not its devices.
     let breakers: [String: ConfigurationBreaker]
@@ -40,6 +43,11 @@ final class JobProcessor: Sendable {
         self.gate = gate
         self.results = results
         self.tasks = tasks
+        self.devicesInFlight = DevicesInFlight(capacity: configuration.maxInFlight)
+        self.prefetchTuner = configuration.tunesPrefetch
+            ? PrefetchTuner(initial: Int(configuration.prefetch), maxInFlight: configuration.maxInFlight,
+                            maxBytesInFlight: configuration.maxBytesInFlight)
+            : nil
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
         self.breakers = clients.mapValues { _ in ConfigurationBreaker() }
         self.logger = logger
@@ -63,6 +71,7 @@ final class JobProcessor: Sendable {
             return
         }
         let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+        observe(plan, bodyBytes: delivery.body.count)
         guard let job = plan.taskFreeJob else {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
@@ -70,7 +79,8 @@ final class JobProcessor: Sendable {
         let log = JobLog(logger, job: job)
         let client = clients[job.app]!
         let ids = APNsIDRange(count: job.tokens.count)
-        DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, deliveredAt: started, latency: status.latency) { [self] results in
+        DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, budget: devicesInFlight, deliveredAt: started,
+                           latency: status.latency) { [self] results in
             let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
                 var settlement = Settlement(job: job, now: now)
                 tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
@@ -92,7 +102,11 @@ final class JobProcessor: Sendable {
             settled()
             return
         }
-        let plan = plan ?? JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+        let plan = plan ?? {
+            let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+            observe(plan, bodyBytes: delivery.discardedBodySize ?? delivery.body.count)
+            return plan
+        }()
         if let (settlement, log) = await carryOut(plan, delivery: delivery, started: started, now: now) {
             await settle(delivery, settlement, log: log)
         }
@@ -103,6 +117,20 @@ final class JobProcessor: Sendable {
     /// one has not: `refused` (the delivery stays unacked) is there for completeness.
     private func run(orElse refused: @Sendable () -> Void, _ work: @escaping @Sendable () async -> Void) {
         if !tasks.submit(work) { refused() }
+    }
+
+    /// Feeds the prefetch tuner; a fan-out counts as a full chunk.
+    private func observe(_ plan: JobPlan, bodyBytes: Int) {
+        guard let prefetchTuner else { return }
+        let devices = switch plan {
+        case .reject: 1
+        case .send(let job), .expire(let job): job.tokens.count
+        case .expand: configuration.chunkSize
+        }
+        if let prefetch = prefetchTuner.observe(devices: devices, bodyBytes: bodyBytes) {
+            logger.info("prefetch retuned to the jobs' size", metadata: [LogKeys.prefetch: "\(prefetch)"])
+            gate.retune(prefetch: prefetch)
+        }
     }
 
     /// The job, or what is wrong with it (size, JSON, fields, app).

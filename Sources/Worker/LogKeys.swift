@@ -12,6 +12,7 @@ enum LogKeys {
     static let destination = "amqp.destination"
     static let messageID = "amqp.message_id"
     static let queue = "amqp.queue"
+    static let prefetch = "amqp.prefetch"
     static let apnsReason = "apns.reason"
     static let redisKey = "redis.key"
 }

@@ -12,8 +12,13 @@ public struct WorkerConfiguration: Sendable {
     public var jobQueue = "push.jobs"
     public var deadQueue = "push.jobs.dead"
     public var resultsExchange = "push.results"
-    /// Unacked jobs this worker holds at once; with `chunkSize` it bounds devices in flight.
-    public var prefetch: UInt16 = 20
+    /// Unacked jobs this worker holds at once: where it starts when `tunesPrefetch`, else fixed.
+    public var prefetch: UInt16 = 100
+    /// Size the prefetch from the jobs as they arrive (`PrefetchTuner`; `--prefetch auto`).
+    public var tunesPrefetch = true
+    /// Notifications in flight to APNs at once, across jobs: the unit of flow control. APNs
+    /// allows about 1,000 streams per connection; 4 connections by default.
+    public var maxInFlight = 4000
     /// Fan-outs larger than this are split into chunk jobs of at most this many devices.
     public var chunkSize = 1000
     public var retry = RetryPolicy()

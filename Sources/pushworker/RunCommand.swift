@@ -15,8 +15,10 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "The app name jobs use for these APNs settings (the job's \"app\"). [env PUSHWORKER_APP]")
     var app: String = Env["app"] ?? "default"
-    @Option(help: "Jobs held unacked at once. [env PUSHWORKER_PREFETCH]")
-    var prefetch: Int = Env.int("prefetch", default: 20)
+    @Option(help: "Jobs held unacked at once: auto (sized from the jobs' devices and bytes, 10…1000; starts at 100) or a number. [env PUSHWORKER_PREFETCH]")
+    var prefetch: String = Env["prefetch"] ?? "auto"
+    @Option(help: "Notifications in flight to APNs at once, across jobs: jobs wait for room (flow control by devices, not jobs). [env PUSHWORKER_MAX_IN_FLIGHT]")
+    var maxInFlight: Int = Env.int("max-in-flight", default: 4000)
     @Option(help: "Fan-outs above this many devices are split into chunk jobs. [env PUSHWORKER_CHUNK_SIZE]")
     var chunkSize: Int = Env.int("chunk-size", default: 1000)
     @Option(help: "Comma-separated retry delays, one delay queue each. [env PUSHWORKER_RETRY_DELAYS]")
@@ -47,7 +49,9 @@ struct RunCommand: AsyncParsableCommand {
     var statsFile: String?
 
     func validate() throws {
-        guard (1...65535).contains(prefetch) else { throw ValidationError("--prefetch must be 1…65535") }
+        guard prefetch == "auto" || (Int(prefetch).map { (1...65535).contains($0) } ?? false) else {
+            throw ValidationError("--prefetch must be auto or 1…65535, got \"\(prefetch)\"")
+        }
         guard (1...100_000).contains(chunkSize) else { throw ValidationError("--chunk-size must be 1…100000") }
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard maxBytesInFlight >= maxMessageBytes else { throw ValidationError("--max-bytes-in-flight must be at least --max-message-bytes (\(maxMessageBytes))") }
@@ -77,7 +81,12 @@ struct RunCommand: AsyncParsableCommand {
             amqp: connection.amqpConfiguration(name: "pushworker"),
             redis: try connection.redisConfiguration(),
             apps: [app: try apns.configuration(logger: logger)])
-        configuration.prefetch = UInt16(prefetch)
+        if let fixed = UInt16(prefetch) {
+            configuration.prefetch = fixed
+            configuration.tunesPrefetch = false
+        }
+        guard maxInFlight >= 1 else { throw ValidationError("--max-in-flight must be at least 1") }
+        configuration.maxInFlight = maxInFlight
         configuration.chunkSize = chunkSize
         configuration.retry = RetryPolicy(delays: try delays(), jobQueue: jobQueue)
         configuration.jobQueue = jobQueue

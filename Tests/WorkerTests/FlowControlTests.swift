@@ -1,0 +1,82 @@
+import NIOConcurrencyHelpers
+import Testing
+@testable import Worker
+
+@Suite("Flow control: devices in flight and the prefetch")
+struct FlowControlTests {
+    final class Started: Sendable {
+        let order = NIOLockedValueBox<[String]>([])
+        func callback(_ name: String) -> @Sendable () -> Void { { self.order.withLockedValue { $0.append(name) } } }
+        var names: [String] { order.withLockedValue { $0 } }
+    }
+
+    @Test func roundsStartWhileTheBudgetHasRoomThenInArrivalOrder() {
+        let budget = DevicesInFlight(capacity: 10)
+        let started = Started()
+        budget.acquire(6, then: started.callback("a"))
+        budget.acquire(4, then: started.callback("b"))
+        budget.acquire(1, then: started.callback("c"))       // full: waits
+        budget.acquire(1, then: started.callback("d"))       // waits behind c, even if c could not start
+        #expect(started.names == ["a", "b"])
+        #expect(budget.current == 10)
+        budget.release(4)
+        #expect(started.names == ["a", "b", "c", "d"])
+        #expect(budget.current == 8)
+    }
+
+    @Test func aRoundLargerThanTheWholeBudgetTakesAllOfIt() {
+        let budget = DevicesInFlight(capacity: 10)
+        let started = Started()
+        budget.acquire(3, then: started.callback("small"))
+        budget.acquire(5000, then: started.callback("chunk"))
+        #expect(started.names == ["small"], "waits until the budget is empty")
+        budget.release(3)
+        #expect(started.names == ["small", "chunk"])
+        #expect(budget.current == 10)
+        budget.release(5000)
+        #expect(budget.current == 0)
+    }
+
+    @Test func manyWaitersAreServedInOrderAcrossCompactions() {
+        let budget = DevicesInFlight(capacity: 1)
+        let started = Started()
+        for index in 0..<500 { budget.acquire(1, then: started.callback("\(index)")) }
+        for _ in 0..<500 { budget.release(1) }
+        #expect(started.names == (0..<500).map { "\($0)" })
+        #expect(budget.current == 0)
+    }
+
+    @Test func thePrefetchFollowsTheJobsSize() {
+        // One-device jobs of ~300 bytes: as many as the range allows.
+        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 300, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 1000)
+        // 1,000-device chunk jobs: twice the budget's worth of devices, no more.
+        #expect(PrefetchTuner.prefetch(meanDevices: 1000, meanBytes: 70_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 10)
+        // 100-device jobs: 80.
+        #expect(PrefetchTuner.prefetch(meanDevices: 100, meanBytes: 7_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 80)
+        // Big bodies with few devices: the bytes decide (64 MiB / 2 / 1 MiB = 32).
+        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 1_048_576, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 32)
+    }
+
+    @Test func theTunerChangesThePrefetchOnlyByTwofoldStepsAfterAWindow() {
+        let tuner = PrefetchTuner(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        for _ in 1..<PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 300) == nil) }
+        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 1000)
+        for _ in 1...PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 400) == nil, "1000 again: no change") }
+        var changed: UInt16?
+        for _ in 1...PrefetchTuner.window { changed = tuner.observe(devices: 1000, bodyBytes: 70_000) ?? changed }
+        #expect(changed == 10)
+    }
+
+    @Test func aNewPrefetchRestartsTheConsumerOnlyWhileConsuming() {
+        var state = ConsumptionState(prefetch: 100)
+        #expect(state.retune(prefetch: 200) == .none, "not consuming yet: used when it starts")
+        #expect(state.prefetch == 200)
+        #expect(state.open() == .startConsuming)
+        #expect(state.retune(prefetch: 200) == .none)
+        #expect(state.retune(prefetch: 1000) == .restartConsuming)
+        #expect(state.pause(.memory) == .stopConsuming)
+        #expect(state.retune(prefetch: 10) == .none)
+        #expect(state.resume(.memory) == .startConsuming)
+        #expect(state.prefetch == 10)
+    }
+}
