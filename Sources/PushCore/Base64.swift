@@ -18,7 +18,8 @@ public enum Base64 {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Accepts both alphabets, with or without padding; nil for anything else.
+    /// Accepts both alphabets, with or without padding; nil for anything else, including a last
+    /// character whose bits after the last byte are not zero.
     public static func decode(_ text: String) -> [UInt8]? {
         var out = [UInt8]()
         out.reserveCapacity(text.utf8.count * 3 / 4)
@@ -44,8 +45,9 @@ public enum Base64 {
                 out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
             }
         }
-        // Leftover bits must be zero padding of a 2- or 3-char tail.
-        if bits >= 6 { return nil }
+        // Leftover bits must be the zero padding of a 2- or 3-char tail: otherwise another spelling
+        // of the same bytes would be accepted, one that no encoder writes.
+        if bits >= 6 || buffer & ((1 << UInt32(bits)) - 1) != 0 { return nil }
         return out
     }
 }
