@@ -3,55 +3,9 @@ internal import CRabbitMQ
 /// Field tables and basic.properties between Swift values and rabbitmq-c structs.
 /// Outgoing values are built in the scratch pool; incoming ones are copied out immediately.
 extension AMQPConnection {
+    /// See `FieldTableEncoder`: a key longer than 255 bytes is refused as `unencodable`.
     func encode(table: [String: AMQPFieldValue]) throws(AMQPError) -> amqp_table_t {
-        guard !table.isEmpty else { return amqp_table_t(num_entries: 0, entries: nil) }
-        let entries = try scratchAllocate(amqp_table_entry_t.self, count: table.count)
-        // Sorted so the wire encoding is deterministic.
-        for (index, (key, value)) in table.sorted(by: { $0.key < $1.key }).enumerated() {
-            (entries + index).initialize(to: amqp_table_entry_t(key: try scratchBytes(key), value: try encode(value: value)))
-        }
-        return amqp_table_t(num_entries: Int32(table.count), entries: entries)
-    }
-
-    func encode(value: AMQPFieldValue) throws(AMQPError) -> amqp_field_value_t {
-        var field = amqp_field_value_t()
-        switch value {
-        case .string(let string):
-            field.kind = UInt8(ascii: "S")
-            field.value.bytes = try scratchBytes(string)
-        case .int(let int):
-            field.kind = UInt8(ascii: "l")
-            field.value.i64 = int
-        case .bool(let bool):
-            field.kind = UInt8(ascii: "t")
-            field.value.boolean = bool ? 1 : 0
-        case .double(let double):
-            field.kind = UInt8(ascii: "d")
-            field.value.f64 = double
-        case .bytes(let bytes):
-            field.kind = UInt8(ascii: "x")
-            field.value.bytes = try scratchBytes(bytes)
-        case .timestamp(let timestamp):
-            field.kind = UInt8(ascii: "T")
-            field.value.u64 = timestamp
-        case .array(let array):
-            field.kind = UInt8(ascii: "A")
-            if array.isEmpty {
-                field.value.array = amqp_array_t(num_entries: 0, entries: nil)
-            } else {
-                let entries = try scratchAllocate(amqp_field_value_t.self, count: array.count)
-                for (index, element) in array.enumerated() {
-                    (entries + index).initialize(to: try encode(value: element))
-                }
-                field.value.array = amqp_array_t(num_entries: Int32(array.count), entries: entries)
-            }
-        case .table(let table):
-            field.kind = UInt8(ascii: "F")
-            field.value.table = try encode(table: table)
-        case .void:
-            field.kind = UInt8(ascii: "V")
-        }
-        return field
+        try scratchEncoder.encode(table: table)
     }
 
     static func decode(table: amqp_table_t) -> [String: AMQPFieldValue] {

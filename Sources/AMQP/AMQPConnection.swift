@@ -231,26 +231,16 @@ final class AMQPConnection {
         [UInt8](UnsafeRawBufferPointer(start: bytes.bytes, count: bytes.len))
     }
 
+    /// Encodes strings and tables into scratch memory that lives until the scratch pool is recycled.
+    var scratchEncoder: FieldTableEncoder { FieldTableEncoder(pool: scratch) }
+
     /// Copies `source` into scratch memory that lives until the scratch pool is recycled.
     func scratchBytes(_ source: some Collection<UInt8>) throws(AMQPError) -> amqp_bytes_t {
-        let count = source.count
-        guard count > 0 else { return amqp_bytes_t(len: 0, bytes: nil) }
-        guard let raw = amqp_pool_alloc(scratch, count) else {
-            throw AMQPError(code: .library, message: "out of memory encoding a frame")
-        }
-        UnsafeMutableRawBufferPointer(start: raw, count: count).copyBytes(from: source)
-        return amqp_bytes_t(len: count, bytes: raw)
+        try scratchEncoder.bytes(source)
     }
 
     func scratchBytes(_ string: String) throws(AMQPError) -> amqp_bytes_t {
         try scratchBytes(string.utf8)
-    }
-
-    func scratchAllocate<T>(_ type: T.Type, count: Int) throws(AMQPError) -> UnsafeMutablePointer<T> {
-        guard let raw = amqp_pool_alloc(scratch, MemoryLayout<T>.stride * count) else {
-            throw AMQPError(code: .library, message: "out of memory encoding a table")
-        }
-        return raw.bindMemory(to: T.self, capacity: count)
     }
 
     func recycleScratch() {

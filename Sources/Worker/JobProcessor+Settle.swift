@@ -111,12 +111,24 @@ extension JobProcessor {
         properties.expiration = nil
         properties.headers[Self.deferralsHeader] = .int(Int64(deferrals + 1))
         let message = ResultPublisher.Message(exchange: "", routingKey: queue, body: delivery.body,
-                                              properties: properties, mandatory: true)
+                                              properties: properties, mandatory: true,
+                                              fallback: Self.deferralFallback(of: delivery, deferrals: deferrals + 1))
         guard await results.publish([message], logger: log.logger) else { return }
         amqp.ack(delivery.tag)
     }
 
     static let deferralsHeader = "x-pushworker-deferrals"
+
+    /// The properties a deferred job goes with when the publisher's own cannot be encoded (a header
+    /// name or a property whose invalid UTF-8 came back longer than the 255 bytes AMQP allows):
+    /// without them the job would be dropped. The body is the job; its message id stays if it fits.
+    static func deferralFallback(of delivery: AMQPDelivery, deferrals: Int) -> AMQPProperties {
+        var properties = AMQPProperties()
+        properties.persistent = true
+        if let id = delivery.properties.messageID, id.utf8.count <= 255 { properties.messageID = id }
+        properties.headers[deferralsHeader] = .int(Int64(deferrals))
+        return properties
+    }
 
     static func deferrals(of delivery: AMQPDelivery) -> Int {
         if case .int(let count) = delivery.properties.headers[deferralsHeader] { return max(0, Int(clamping: count)) }

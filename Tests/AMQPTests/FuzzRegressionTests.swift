@@ -1,0 +1,36 @@
+@testable import AMQP
+import Testing
+
+/// Inputs that `ops/fuzz` (Fuzz/FuzzAMQPFieldTable) found, kept as tests; each is also in
+/// Fuzz/Corpus/FuzzAMQPFieldTable/.
+@Suite("AMQP field tables: fuzz regressions")
+struct AMQPFuzzRegressionTests {
+    /// crash-key-grows-past-255: a table whose one key is 86 bytes of 0xff (a legal AMQP short
+    /// string), value `t` true. Decoded, each 0xff becomes U+FFFD: a 258-byte key.
+    static let keyGrowsPast255: [UInt8] = [0, 0, 0, 89, 86] + [UInt8](repeating: 0xff, count: 86) + [UInt8(ascii: "t"), 1]
+
+    // rabbitmq-c wrote the key's length as one byte (258 → 2) without a word, and the broker closes
+    // the connection over such a frame (a job deferred with that header, every time it came back).
+    @Test("a key that decodes to more than 255 bytes is refused as unencodable, not written as a corrupt table")
+    func keyGrowsPast255() throws {
+        let (table, bytesRead) = try #require(FieldTableWire.decode(Self.keyGrowsPast255))
+        #expect(bytesRead == Self.keyGrowsPast255.count)
+        #expect(table.keys.map(\.utf8.count) == [258])
+        let error = #expect(throws: AMQPError.self) { try FieldTableWire.encode(table) }
+        #expect(error?.code == .unencodable)
+        #expect(error?.message.contains("258 bytes") == true)
+        #expect(throws: AMQPError.self, "in a nested table") { try FieldTableWire.encode(["x-outer": .table(table)]) }
+        #expect(throws: AMQPError.self, "in a table in an array") { try FieldTableWire.encode(["x-outer": .array([.table(table)])]) }
+    }
+
+    @Test("keys of up to 255 bytes go out and come back unchanged, nested too")
+    func longestKeys() throws {
+        let key = String(repeating: "é", count: 127) + "x"
+        #expect(key.utf8.count == 255)
+        let table: [String: AMQPFieldValue] = [key: .table([key: 1, "list": .array([.table([key: "v"])])])]
+        let encoded = try FieldTableWire.encode(table)
+        let decoded = try #require(FieldTableWire.decode(encoded))
+        #expect(decoded.table == table)
+        #expect(decoded.bytesRead == encoded.count)
+    }
+}
