@@ -50,7 +50,9 @@ struct ProviderTokenCache {
         }
     }
 
+    /// An `iat` so far in the past that the subtraction overflows (Int.min) is as expired as any.
     private static func isExpired(_ token: VerifiedProviderToken, _ epochSeconds: Int) -> Bool {
-        epochSeconds - token.issuedAt > Self.maximumAge
+        let (age, overflow) = epochSeconds.subtractingReportingOverflow(token.issuedAt)
+        return overflow || age > Self.maximumAge
     }
 }

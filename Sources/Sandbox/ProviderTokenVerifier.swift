@@ -42,9 +42,15 @@ enum ProviderTokenVerifier {
             return .rejected(.invalidProviderToken)
         }
         guard claims["iss"] as? String == key.teamID,
-              let issuedAt = (claims["iat"] as? NSNumber)?.intValue
+              let iat = claims["iat"] as? NSNumber, let issuedAt = seconds(iat)
         else { return .rejected(.invalidProviderToken) }
         return .valid(VerifiedProviderToken(keyID: keyID, issuedAt: issuedAt))
+    }
+
+    /// A JWT NumericDate in whole seconds: an integer, or a number with its fraction cut off; nil
+    /// for one no `Int` holds (`1e300`), where `intValue` would make up a time.
+    static func seconds(_ number: NSNumber) -> Int? {
+        Int(exactly: number) ?? Int(exactly: number.doubleValue.rounded(.down))
     }
 
     static func base64URLDecode(_ text: Substring) -> Data? {
