@@ -35,11 +35,13 @@ struct NoStormTests {
             for (index, token) in tokens.enumerated() {
                 try await fixture.publish(#"{"id":"storm-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"x"}}}"#)
             }
-            // Every device answered, and each job's results refused at least twice (a resend would have happened by then).
-            try await waitUntil("every device was sent and the results failed twice") {
-                fixture.sandbox.received().count >= tokens.count && worker.status.snapshot.resultPublishFailures >= 2 * tokens.count
+            // A device answered and its results refused twice (a resend would have happened by then). How many
+            // of the other jobs were taken before consumption paused depends on timing; either way none is sent twice.
+            try await waitUntil("a device was sent and the results failed twice") {
+                !fixture.sandbox.received().isEmpty && worker.status.snapshot.resultPublishFailures >= 2
             }
-            #expect(fixture.sandbox.received().count == tokens.count)
+            let receivedWhileFull = fixture.sandbox.received().map(\.token)
+            #expect(Set(receivedWhileFull).count == receivedWhileFull.count)
             let snapshot = worker.status.snapshot
             #expect(snapshot.resultsProblem?.contains(fixture.resultsExchange) == true)
             #expect(snapshot.pauses.contains("results cannot be published"))
@@ -49,7 +51,7 @@ struct NoStormTests {
             try await fixture.control.deleteQueue(full)
             let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= tokens.count }
             #expect(Set(events.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") }) == ["storm-0", "storm-1", "storm-2"])
-            #expect(fixture.sandbox.received().count == tokens.count)
+            #expect(fixture.sandbox.received().map(\.token).sorted() == tokens.sorted())
             try await waitUntil("the worker is healthy again") { worker.status.isHealthy }
             #expect(worker.status.snapshot.pauses.isEmpty)
         }
