@@ -8,6 +8,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "pushworker", targets: ["pushworker"]),
+        // For the libFuzzer targets in Fuzz/ (a separate package): the modules they drive, and
+        // hiredis, whose reply reader FuzzRedisReply feeds directly.
+        .library(name: "PushCore", targets: ["PushCore"]),
+        .library(name: "AMQP", targets: ["AMQP"]),
+        .library(name: "Redis", targets: ["Redis"]),
+        .library(name: "Sandbox", targets: ["Sandbox"]),
+        .library(name: "CHiredis", targets: ["CHiredis"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -76,7 +76,8 @@ final class RedisConnection {
         }
     }
 
-    private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+    /// Internal, not private: Fuzz/FuzzRedisReply drives it with replies hiredis parsed from any bytes.
+    static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
         let value = reply.pointee
         switch value.type {
         case REDIS_REPLY_STRING:
