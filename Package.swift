@@ -88,7 +88,7 @@ let package = Package(
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL"], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
@@ -96,6 +96,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
+        .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "PushCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",

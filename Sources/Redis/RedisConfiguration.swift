@@ -10,7 +10,13 @@ public struct RedisConfiguration: Sendable, Hashable {
 
     public init(url: String) throws(RedisError) {
         guard url.hasPrefix("redis://") else {
-            throw RedisError(.invalidURL, "redis URL must start with redis:// (got \"\(url.prefix(40))\"); TLS (rediss://) needs hiredis 1.x, which Debian 12 lacks")
+            // Only the scheme is named: the rest of a URL can hold a password.
+            let scheme = url.utf8.firstIndex(of: UInt8(ascii: ":")).flatMap { colon in
+                url[colon...].hasPrefix("://") ? String(url[..<colon].prefix(16)) : nil
+            }
+            let got = scheme.map { "\"\($0)://\"" } ?? "no scheme"
+            let tls = scheme == "rediss" ? "; TLS to Redis (rediss://) needs hiredis 1.x, which Debian 12 lacks: reach a TLS-only Redis through a local TLS tunnel (stunnel, spiped)" : ""
+            throw RedisError(.invalidURL, "redis URL must start with redis:// (got \(got))\(tls)")
         }
         var rest = Substring(url.dropFirst("redis://".count))
         var path = Substring("")
