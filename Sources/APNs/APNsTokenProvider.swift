@@ -6,10 +6,25 @@ import NIOConcurrencyHelpers
 /// and answers 429 TooManyProviderTokenUpdates when a connection's token changes more often than
 /// every 20 minutes, so one token is shared by every connection and replaced after `refreshAfter`.
 public final class APNsTokenProvider: Sendable {
+    /// The time source: the monotonic clock for the 20-minute rule, the wall clock for `iat`.
+    /// Injectable so that tests check the refresh rules without waiting 20 minutes.
+    public struct Clock: Sendable {
+        public var monotonic: @Sendable () -> ContinuousClock.Instant
+        public var unixSeconds: @Sendable () -> Int
+
+        public static let system = Clock(monotonic: { .now }, unixSeconds: { Int(Date().timeIntervalSince1970) })
+
+        public init(monotonic: @escaping @Sendable () -> ContinuousClock.Instant, unixSeconds: @escaping @Sendable () -> Int) {
+            self.monotonic = monotonic
+            self.unixSeconds = unixSeconds
+        }
+    }
+
     public let keyID: String
     public let teamID: String
     private let signer: ES256Signer
     private let refreshAfter: Duration
+    private let clock: Clock
     private static let minimumLifetime: Duration = .seconds(20 * 60)
     private let state = NIOLockedValueBox<State>(State())
 
@@ -21,7 +36,7 @@ public final class APNsTokenProvider: Sendable {
 
     /// - Parameter refreshAfter: clamped to 20…50 minutes (Apple: refresh no more often than every
     ///   20 minutes and no less often than every 60).
-    public init(keyPEM: [UInt8], keyID: String, teamID: String, refreshAfter: Duration = .seconds(40 * 60)) throws(APNsConfigurationError) {
+    public init(keyPEM: [UInt8], keyID: String, teamID: String, refreshAfter: Duration = .seconds(40 * 60), clock: Clock = .system) throws(APNsConfigurationError) {
         guard keyID.count == 10, keyID.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw APNsConfigurationError("apns-key-id must be the 10-character Key ID from Apple's developer account, got \(keyID.count) characters")
         }
@@ -32,6 +47,7 @@ public final class APNsTokenProvider: Sendable {
         self.teamID = teamID
         self.signer = try ES256Signer(pem: keyPEM)
         self.refreshAfter = min(max(refreshAfter, Self.minimumLifetime), .seconds(50 * 60))
+        self.clock = clock
         _ = try authorizationHeader()
     }
 
@@ -47,43 +63,41 @@ public final class APNsTokenProvider: Sendable {
     }
 
     /// `bearer <jwt>`, minted again once the cached one is `refreshAfter` old.
+    ///
+    /// The check and the mint happen under one lock: two connections asking at once must get the
+    /// same token, or APNs sees two tokens within milliseconds and answers TooManyProviderTokenUpdates.
+    /// Minting (one ECDSA signature, ~0.1 ms) happens every 40 minutes, so the lock is almost never contended.
     public func authorizationHeader() throws(APNsConfigurationError) -> String {
-        let now = ContinuousClock.now
-        let cached: String? = state.withLockedValue { state in
-            guard let header = state.header, let minted = state.mintedAt, now - minted < refreshAfter else { return nil }
-            return header
+        let header: Result<String, APNsConfigurationError> = state.withLockedValue { state in
+            let now = clock.monotonic()
+            if let header = state.header, let minted = state.mintedAt, now - minted < refreshAfter { return .success(header) }
+            return Result { () throws(APNsConfigurationError) in try mint(into: &state, now: now) }
         }
-        if let cached { return cached }
-        return try mint(now: now)
+        return try header.get()
     }
 
     /// After APNs rejected the token (ExpiredProviderToken / InvalidProviderToken): mint a new one
     /// unless the current one is younger than 20 minutes, which APNs would punish with 429.
-    /// Returns whether a new token was made.
+    /// Returns whether a new token was made; of many callers at once, at most one gets `true`.
     public func refreshAfterRejection() throws(APNsConfigurationError) -> Bool {
-        let now = ContinuousClock.now
-        let allowed = state.withLockedValue { state in
-            guard let minted = state.mintedAt else { return true }
-            return now - minted >= Self.minimumLifetime
+        let refreshed: Result<Bool, APNsConfigurationError> = state.withLockedValue { state in
+            let now = clock.monotonic()
+            if let minted = state.mintedAt, now - minted < Self.minimumLifetime { return .success(false) }
+            return Result { () throws(APNsConfigurationError) in _ = try mint(into: &state, now: now); return true }
         }
-        guard allowed else { return false }
-        _ = try mint(now: now)
-        return true
+        return try refreshed.get()
     }
 
-    private func mint(now: ContinuousClock.Instant) throws(APNsConfigurationError) -> String {
-        let issuedAt = Int(Date().timeIntervalSince1970)
+    private func mint(into state: inout State, now: ContinuousClock.Instant) throws(APNsConfigurationError) -> String {
+        let issuedAt = clock.unixSeconds()
         let header = Base64.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8), urlSafe: true, padded: false)
         let claims = Base64.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(issuedAt)}".utf8), urlSafe: true, padded: false)
         let signingInput = header + "." + claims
         let signature = try signer.sign(Array(signingInput.utf8))
-        let token = signingInput + "." + Base64.encode(signature, urlSafe: true, padded: false)
-        let value = "bearer " + token
-        state.withLockedValue { state in
-            state.header = value
-            state.issuedAt = issuedAt
-            state.mintedAt = now
-        }
+        let value = "bearer " + signingInput + "." + Base64.encode(signature, urlSafe: true, padded: false)
+        state.header = value
+        state.issuedAt = issuedAt
+        state.mintedAt = now
         return value
     }
 }

@@ -2,6 +2,7 @@ import COpenSSL
 import Foundation
 import PushCore
 import Testing
+import NIOConcurrencyHelpers
 @testable import APNs
 
 /// The JWT is checked the way APNs would: header and claims decoded, and the raw r‖s signature
@@ -76,6 +77,15 @@ import Testing
         }
     }
 
+    /// An encrypted key is refused with the reason, never prompted for on the terminal.
+    @Test func anEncryptedKeyIsRefusedWithoutAPrompt() throws {
+        let encrypted = try Self.makeKey("EC", ["-pkeyopt", "ec_paramgen_curve:P-256", "-aes256", "-pass", "pass:secret"])
+        #expect(String(decoding: encrypted.pem, as: UTF8.self).contains("ENCRYPTED PRIVATE KEY"))
+        #expect { try APNsTokenProvider(keyPEM: encrypted.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ") } throws: { error in
+            "\(error)".contains("the APNs key is encrypted")
+        }
+    }
+
     /// raw r‖s → DER → EVP_DigestVerify, independently of the signer's code path.
     static func verify(signature: [UInt8], message: [UInt8], privateKeyPEM: [UInt8]) throws -> Bool {
         let key: OpaquePointer = try #require(privateKeyPEM.withUnsafeBytes { raw -> OpaquePointer? in
@@ -113,5 +123,73 @@ struct APNsTokenProviderKeyFileTests {
         }
         #expect(error?.message.hasPrefix("apns-key-file \(path): ") == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("not a PEM private key") == true)
+    }
+}
+
+/// The refresh rules against an injected clock: no sleeping, and every boundary checked.
+@Suite struct APNsTokenRefreshTests {
+    /// A clock the test moves by hand.
+    final class ManualClock: Sendable {
+        private let offset = NIOLockedValueBox<Duration>(.zero)
+        private let start = ContinuousClock.now
+        func advance(by duration: Duration) { offset.withLockedValue { $0 += duration } }
+        var clock: APNsTokenProvider.Clock {
+            APNsTokenProvider.Clock(monotonic: { self.start + self.offset.withLockedValue { $0 } },
+                                    unixSeconds: { 1_800_000_000 + Int(self.offset.withLockedValue { $0 }.components.seconds) })
+        }
+    }
+
+    @Test func theTokenIsReplacedAfterRefreshAfterAndNotBefore() throws {
+        let key = try APNsTokenProviderTests.makeKey()
+        let time = ManualClock()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", refreshAfter: .seconds(40 * 60), clock: time.clock)
+        let first = try provider.authorizationHeader()
+        time.advance(by: .seconds(40 * 60 - 1))
+        #expect(try provider.authorizationHeader() == first)
+        time.advance(by: .seconds(1))
+        let second = try provider.authorizationHeader()
+        #expect(second != first)
+        let claims = try APNsTokenProviderTests.decodeJSON(second.dropFirst("bearer ".count).split(separator: ".")[1])
+        #expect(claims["iat"] as? Int == 1_800_000_000 + 40 * 60)
+    }
+
+    @Test func aRejectedTokenIsReplacedOnlyOnceItIsTwentyMinutesOld() throws {
+        let key = try APNsTokenProviderTests.makeKey()
+        let time = ManualClock()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clock: time.clock)
+        let first = try provider.authorizationHeader()
+        time.advance(by: .seconds(20 * 60 - 1))
+        #expect(try provider.refreshAfterRejection() == false)
+        #expect(try provider.authorizationHeader() == first)
+        time.advance(by: .seconds(1))
+        #expect(try provider.refreshAfterRejection() == true)
+        let second = try provider.authorizationHeader()
+        #expect(second != first)
+        // The new token starts its own 20 minutes: a second rejection right after changes nothing.
+        #expect(try provider.refreshAfterRejection() == false)
+        #expect(try provider.authorizationHeader() == second)
+    }
+
+    /// Many connections asking at the moment a token is due get one token between them, and of
+    /// many rejections at once only one mints (two tokens within milliseconds: TooManyProviderTokenUpdates).
+    @Test func concurrentCallersShareOneNewToken() async throws {
+        let key = try APNsTokenProviderTests.makeKey()
+        let time = ManualClock()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clock: time.clock)
+        let first = try provider.authorizationHeader()
+        time.advance(by: .seconds(50 * 60))
+        let headers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<64 { group.addTask { try provider.authorizationHeader() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(headers.count == 1)
+        #expect(headers.first != first)
+
+        time.advance(by: .seconds(20 * 60))
+        let refreshed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<64 { group.addTask { try provider.refreshAfterRejection() } }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(refreshed == 1)
     }
 }
