@@ -9,12 +9,18 @@ final class ES256Signer: @unchecked Sendable {
     private let key: OpaquePointer
 
     init(pem: [UInt8]) throws(APNsConfigurationError) {
+        // Apple's .p8 keys are never encrypted: an encrypted one is refused, never prompted for.
+        var encrypted: Int32 = 0
         let parsed: OpaquePointer? = pem.withUnsafeBytes { raw in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+            return PEM_read_bio_PrivateKey(bio, nil, pw_pem_refuse_passphrase, &encrypted)
         }
         guard let parsed else {
+            if encrypted != 0 {
+                _ = OpenSSLErrors.drain()
+                throw APNsConfigurationError("the APNs key is encrypted; Apple's .p8 keys are not: give the key as downloaded (or decrypt it with `openssl pkcs8 -in key.p8 -out plain.p8`)")
+            }
             throw APNsConfigurationError("the APNs key is not a PEM private key (expected the .p8 file from Apple: \"-----BEGIN PRIVATE KEY-----\"): \(OpenSSLErrors.drain())")
         }
         var groupName = [CChar](repeating: 0, count: 64)

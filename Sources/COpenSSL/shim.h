@@ -36,6 +36,14 @@ static inline long pw_SSL_MODE_PARTIAL_WRITES(void) {
 }
 static inline uint64_t pw_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
 static inline void pw_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+// A passphrase callback that never asks: with no callback and no password OpenSSL's default one
+// prompts on the terminal, which hangs a service. Records in *asked (an int, may be NULL) that the
+// key is encrypted, so the caller can say so instead of a generic decode error.
+static inline int pw_pem_refuse_passphrase(char *buf, int size, int rwflag, void *asked) {
+    (void)buf; (void)size; (void)rwflag;
+    if (asked) *(int *)asked = 1;
+    return -1;
+}
 static inline int pw_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
 static inline X509 *pw_sk_X509_value(const STACK_OF(X509) *stack, int i) { return sk_X509_value(stack, i); }
 #endif

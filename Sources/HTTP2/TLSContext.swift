@@ -46,13 +46,21 @@ final class TLSContext {
             }
             guard let bio = BIO_new_file(privateKeyFile, "r") else { throw failure("opening key \(privateKeyFile)") }
             defer { BIO_free(bio) }
-            // With no callback, the user pointer is taken as the NUL-terminated passphrase.
+            // With no callback, the user pointer is taken as the NUL-terminated passphrase; without a
+            // password, a callback that refuses (OpenSSL's default would prompt on the terminal).
+            var encrypted: Int32 = 0
             let key: OpaquePointer? = if let password {
                 password.withCString { PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: $0)) }
             } else {
-                PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+                PEM_read_bio_PrivateKey(bio, nil, pw_pem_refuse_passphrase, &encrypted)
             }
-            guard let key else { throw failure("reading key \(privateKeyFile)") }
+            guard let key else {
+                if encrypted != 0 {
+                    _ = OpenSSLError.drain()
+                    throw HTTP2Error(code: .tlsFailed, message: "the key \(privateKeyFile) is encrypted and no password was given")
+                }
+                throw failure("reading key \(privateKeyFile)")
+            }
             defer { EVP_PKEY_free(key) }
             guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw failure("using key \(privateKeyFile) with the certificate in \(certificateFile)") }
         case let .pkcs12(file, password):

@@ -32,6 +32,19 @@ extension IntegrationSuite {
             #expect(subject == "commonName=\(TestPKI.clientCommonName)")
         }
 
+        /// OpenSSL's default would prompt for the passphrase on the terminal (a service hangs there);
+        /// the worker refuses the key and says why.
+        @Test func anEncryptedKeyWithoutPasswordIsRefusedWithoutAPrompt() async throws {
+            let pki = try TestPKI.get()
+            var configuration = pki.configuration(port: try Network.freePort())
+            configuration.identity = .pem(certificateFile: pki.clientCertificate, privateKeyFile: pki.clientKeyEncrypted, password: nil)
+            let error = try await withClient(configuration) { client in
+                try await expectFailure(client, HTTP2Request(path: "/"))
+            }
+            #expect(error.code == .tlsFailed)
+            #expect(error.message.contains("\(pki.clientKeyEncrypted) is encrypted and no password was given"))
+        }
+
         @Test func wrongPKCS12PasswordFailsWithTLSFailed() async throws {
             let pki = try TestPKI.get()
             var configuration = pki.configuration(port: try Network.freePort())
