@@ -25,11 +25,14 @@ extension ConnectionLoop {
                     try startConsumer(tag, on: connection)
                 } catch {
                     // Most likely the queue does not exist (404 closes the consume channel):
-                    // retrying on every reconnect would only loop, so give up on this consumer.
+                    // retrying on every reconnect would only loop, so this consumer stops here and
+                    // the application hears of it (a silent stop would look like an empty queue).
                     consumers[tag]?.active = false
                     logger.error("AMQP consume failed", metadata: ["amqp.queue": "\(queue)", "error": "\(error)"])
+                    client.onEvent(.consumeFailed(queue: queue, reason: "\(error)"))
                     throw error
                 }
+                client.onEvent(.consumerStarted(queue: queue))
             case .stopConsuming:
                 try flushAcks(on: connection)
                 try connection.flushFrames()
@@ -139,6 +142,12 @@ extension ConnectionLoop {
 
     @discardableResult
     func addConsumer(queue: String, prefetch: UInt16, maxBodyBytes: Int, handler: @escaping @Sendable (AMQPDelivery) -> Void) -> String {
+        // A stopped consumer of the same queue gives its tag back (its basic.cancel was answered
+        // before this runs): pausing and resuming must not grow the table, one entry per pause.
+        if let tag = consumerOrder.first(where: { consumers[$0]?.active == false && consumers[$0]?.queue == queue }) {
+            consumers[tag] = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler, active: true)
+            return tag
+        }
         // Our own tags, stable across reconnects, so a delivery always finds its handler.
         let tag = "pushworker.\(consumerOrder.count + 1)"
         consumers[tag] = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler, active: true)

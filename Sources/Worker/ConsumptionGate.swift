@@ -65,18 +65,26 @@ final class ConsumptionGate: Sendable {
         pause(.credentials(app: app), resumeAfter: configuration.credentialsRetryInterval)
     }
 
-    /// The broker cancelled our consumer (its queue was deleted, or a node failed): declare the
-    /// topology again and consume, unless paused or stopped. Until that works the worker is not
-    /// ready (`/healthz`), and it keeps trying.
-    func consumerCancelled() {
-        status.setConsumerProblem("RabbitMQ cancelled the consumer of \(configuration.jobQueue)")
+    /// The broker cancelled our consumer (its queue was deleted, or a node failed), or a consume
+    /// failed: declare the topology again and consume, unless paused or stopped. Until the broker
+    /// confirms a consumer (`consumerStarted`) the worker is not ready (`/healthz`), and it keeps trying.
+    func consumerLost(_ problem: String) {
+        if status.setConsumerProblem(problem) {
+            logger.error("not consuming jobs; declaring the queues again and retrying", metadata: [LogKeys.error: "\(problem)"])
+        }
         delayed.schedule(after: .seconds(1)) { [self] in await redeclareAndConsume() }
+    }
+
+    /// The broker answered consume-ok: jobs flow again.
+    func consumerStarted() {
+        if status.setConsumerProblem(nil) {
+            logger.notice("consuming jobs again", metadata: [LogKeys.queue: "\(configuration.jobQueue)"])
+        }
     }
 
     private func redeclareAndConsume() async {
         do {
             try await amqp.declare(configuration.topology)
-            status.setConsumerProblem(nil)
             apply(state.withLockedValue { $0.consumerLost() })
         } catch {
             logger.error("could not declare the topology again; retrying", metadata: [LogKeys.error: "\(error)"])

@@ -53,9 +53,9 @@ public final class PushWorker: Service, Sendable {
                 status.setAMQPConnected(true)
             case let .disconnected(reason):
                 status.setAMQPConnected(false)
-                logger.warning("RabbitMQ connection lost; reconnecting", metadata: ["reason": "\(reason)"])
-            case let .consumerCancelledByServer(queue):
-                logger.error("RabbitMQ cancelled our consumer (queue \(queue) deleted?); declaring the topology again and re-consuming")
+                logger.warning("RabbitMQ connection lost; reconnecting", metadata: [LogKeys.error: "\(reason)"])
+            case .consumerCancelledByServer, .consumerStarted, .consumeFailed:
+                break   // the gate logs and acts on these (handle(_:))
             case let .blocked(reason):
                 logger.warning("RabbitMQ blocked publishing (\(reason)): settling waits")
             case .unblocked:
@@ -117,7 +117,9 @@ public final class PushWorker: Service, Sendable {
     private func handle(_ event: AMQPConnectionEvent) {
         switch event {
         case .connected: results.connectionRestored()
-        case .consumerCancelledByServer: gate.consumerCancelled()
+        case .consumerCancelledByServer: gate.consumerLost("RabbitMQ cancelled the consumer of \(configuration.jobQueue)")
+        case let .consumeFailed(_, reason): gate.consumerLost("consuming \(configuration.jobQueue) failed: \(reason)")
+        case .consumerStarted: gate.consumerStarted()
         case .disconnected, .blocked, .unblocked: break
         }
     }

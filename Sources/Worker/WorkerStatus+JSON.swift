@@ -1,8 +1,8 @@
 import PushCore
 
 extension WorkerStatus {
-    /// Healthy means: connected to RabbitMQ, consuming, results confirmed, and no app's
-    /// credentials are being refused.
+    /// Healthy means: connected to RabbitMQ, consuming, results confirmed, Redis answering as
+    /// expected, and no app's credentials are being refused.
     public var isHealthy: Bool { problem == nil }
 
     /// What makes the worker unhealthy, in words (`/healthz` answers it with 503); nil when healthy.
@@ -14,6 +14,8 @@ extension WorkerStatus {
         }
         if let results = snapshot.resultsProblem { return results }
         if let consumer = snapshot.consumerProblem { return consumer }
+        // Jobs that name groups wait in the delay queues meanwhile: a worker that cannot finish them is not healthy.
+        if let redis = snapshot.redisProblem { return "Redis: \(redis)" }
         if let pause = snapshot.pauses.first { return "consumption paused: \(pause)" }
         return nil
     }

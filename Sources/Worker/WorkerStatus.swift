@@ -67,6 +67,13 @@ public final class WorkerStatus: Sendable {
             state.resultPublishFailures += 1
         }
     }
-    func setConsumerProblem(_ text: String?) { state.withLockedValue { $0.consumerProblem = text } }
+    /// Returns whether the problem changed (set where there was none, or cleared).
+    @discardableResult
+    func setConsumerProblem(_ text: String?) -> Bool {
+        state.withLockedValue { state in
+            defer { state.consumerProblem = text }
+            return (state.consumerProblem == nil) != (text == nil)
+        }
+    }
     func setPauses(_ pauses: [String]) { state.withLockedValue { $0.pauses = pauses } }
 }

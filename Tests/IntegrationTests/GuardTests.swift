@@ -64,6 +64,9 @@ extension GuardTests {
             let event = try PipelineFixture.Event(try #require(kept))
             #expect(event.routingKey == "job.completed")
             #expect(event.string("job_id") == "nobody-listens")
+            // The job is counted once its events are confirmed, which is just after the broker routed them.
+            let settled = ContinuousClock.now + .seconds(30)
+            while worker.status.snapshot.jobs == 0, ContinuousClock.now < settled { try await Task.sleep(for: .milliseconds(20)) }
             #expect(worker.status.snapshot.jobs == 1)
         }
     }

@@ -75,6 +75,28 @@ struct NoStormTests {
         }
     }
 
+    /// The broker cancels the consumer when the job queue is deleted: the worker is unready until a
+    /// consumer is confirmed again (never a silent stall behind a green /healthz), declares the queue
+    /// again and takes the jobs published after.
+    @Test func aDeletedJobQueueIsDeclaredAgainAndConsumed() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let worker = try #require(fixture.worker)
+            try await fixture.publish(#"{"id":"before","tokens":["\#(PipelineFixture.token(1850))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.contains { $0.string("job_id") == "before" && $0.routingKey == "job.completed" } }
+            #expect(worker.status.isHealthy)
+
+            try await fixture.control.deleteQueue(fixture.jobQueue)
+            // The test declares the queue again itself (publish does), so "after" completes only if the
+            // worker consumes again; and the worker is healthy only once a new consume-ok came.
+            try await fixture.publish(#"{"id":"after","tokens":["\#(PipelineFixture.token(1851))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.contains { $0.string("job_id") == "after" && $0.routingKey == "job.completed" } }
+            try await waitUntil("the worker is healthy again") { worker.status.isHealthy }
+            #expect(worker.status.snapshot.consumerProblem == nil)
+            #expect(fixture.sandbox.received().map(\.token) == [PipelineFixture.token(1850), PipelineFixture.token(1851)])
+        }
+    }
+
     @Test func aPoisonJobIsDeadLetteredOnceAndNeverLoops() async throws {
         try await PipelineFixture.with { fixture in
             try fixture.startWorker(fixture.workerConfiguration())
