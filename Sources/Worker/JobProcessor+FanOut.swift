@@ -87,10 +87,12 @@ extension JobProcessor {
     private func redisFailed(_ error: RedisError, delivery: AMQPDelivery, log: JobLog) async {
         status.noteRedisFailure(error.description)
         if Self.isRedisConfigurationError(error) {
-            // Every job with groups would fail the same way: stop taking jobs, keep this one queued.
-            log.logger.error("Redis configuration problem (\(error.message)); consumption is paused and the job stays queued. Check --redis-url (password, db) and --group-key-prefix; retrying in \(configuration.credentialsRetryInterval)")
+            // Every job with groups would fail the same way: stop taking jobs. This one waits in a delay
+            // queue, not requeued: a requeue comes back flagged redelivered, and after
+            // --max-redeliveries of those a job that never crashed anything would be dead-lettered.
+            log.logger.error("Redis configuration problem (\(error.message)); consumption is paused and the job waits in a delay queue. Check --redis-url (password, db) and --group-key-prefix; retrying in \(configuration.credentialsRetryInterval)")
             gate.pause(.redisConfiguration, resumeAfter: configuration.credentialsRetryInterval)
-            amqp.nack(delivery.tag, requeue: true)
+            await defer_(delivery, log: log)
             return
         }
         log.logger.error("cannot expand groups: Redis unavailable; the job waits in a delay queue", metadata: [LogKeys.error: "\(error)"])

@@ -115,6 +115,7 @@ extension JobProcessor {
                                               fallback: Self.deferralFallback(of: delivery, deferrals: deferrals + 1))
         guard await results.publish([message], logger: log.logger) else { return }
         amqp.ack(delivery.tag)
+        status.recordDeferral()
     }
 
     static let deferralsHeader = "x-pushworker-deferrals"

@@ -11,6 +11,8 @@ public final class WorkerStatus: Sendable {
         public var invalid = 0
         public var retried = 0
         public var chunksPublished = 0
+        /// Jobs put back into a delay queue because Redis could not expand their groups.
+        public var deferred = 0
         /// App → the reason APNs refused its credentials; consumption is paused while non-empty.
         public var credentialProblems: [String: String] = [:]
         public var redisProblem: String?
@@ -45,6 +47,7 @@ public final class WorkerStatus: Sendable {
     }
 
     func recordRejection() { state.withLockedValue { $0.rejected += 1 } }
+    func recordDeferral() { state.withLockedValue { $0.deferred += 1 } }
 
     /// Returns whether this is news (the app was fine until now).
     func credentialsFailed(app: String, reason: String) -> Bool {

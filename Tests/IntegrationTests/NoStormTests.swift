@@ -167,6 +167,34 @@ struct NoStormTests {
 }
 
 extension NoStormTests {
+    /// WRONGTYPE is a configuration error: the worker pauses and the job waits in a delay queue,
+    /// round after round, without ever being counted as a crash redelivery (a requeue would be, and
+    /// after --max-redeliveries the job was dead-lettered). Once the key is right, it is delivered once.
+    @Test func aRedisConfigurationErrorPausesWithoutDeadLetteringTheJob() async throws {
+        try await PipelineFixture.with { fixture in
+            let key = "\(fixture.groupPrefix)default:typo"
+            _ = try await fixture.redis.command(["SET", key, "not a set"])
+            var configuration = try fixture.workerConfiguration()
+            configuration.credentialsRetryInterval = .milliseconds(200)
+            configuration.maxRedeliveries = 1
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            try await fixture.publish(#"{"id":"wrongtype","groups":["typo"],"payload":{"aps":{"alert":"x"}}}"#)
+            // More rounds than --max-redeliveries allows crash redeliveries.
+            try await waitUntil("the job waited in the delay queues three times") { worker.status.snapshot.deferred >= 3 }
+            #expect(worker.status.snapshot.redisProblem?.contains("WRONGTYPE") == true)
+            #expect(worker.status.snapshot.rejected == 0)
+            #expect(fixture.sandbox.received().isEmpty)
+
+            _ = try await fixture.redis.command(["DEL", key])
+            try await fixture.addToGroup("typo", [PipelineFixture.token(2050)])
+            let events = try await fixture.events(timeout: .seconds(30)) { $0.contains { $0.string("job_id") == "wrongtype" && $0.routingKey == "job.completed" } }
+            #expect(!events.contains { $0.routingKey == "job.rejected" })
+            #expect(fixture.sandbox.received().map(\.token) == [PipelineFixture.token(2050)])
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+        }
+    }
+
     @Test func aMessageThatKeepsComingBackUnsettledIsDeadLettered() async throws {
         try await PipelineFixture.with { fixture in
             let body = #"{"id":"crasher","tokens":["\#(PipelineFixture.token(2100))"],"payload":{"aps":{"alert":"x"}}}"#
