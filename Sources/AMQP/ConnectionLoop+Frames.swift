@@ -66,6 +66,8 @@ extension ConnectionLoop {
 
         case .unblocked:
             blocked = false
+            // The wait for confirms starts again: the broker could not confirm while it read nothing.
+            confirmProgressed()
             logger.info("AMQP connection unblocked")
             client.onEvent(.unblocked)
             let held = heldPublishes
@@ -84,8 +86,10 @@ extension ConnectionLoop {
         confirmsWaitingSince = confirms.outstanding > 0 ? now : nil
     }
 
+    /// Not while the broker has blocked the connection (a memory or disk alarm): it may stop reading
+    /// for longer than the timeout, and reconnecting then would only send the jobs held again.
     func checkConfirmTimeout(now: ContinuousClock.Instant = .now) throws(AMQPError) {
-        guard let since = confirmsWaitingSince, confirms.outstanding > 0, now - since >= Self.confirmTimeout else { return }
+        guard !blocked, let since = confirmsWaitingSince, confirms.outstanding > 0, now - since >= Self.confirmTimeout else { return }
         throw AMQPError(code: .timeout, message: "the broker confirmed none of \(confirms.outstanding) publishes for \(Self.confirmTimeout); reconnecting")
     }
 }

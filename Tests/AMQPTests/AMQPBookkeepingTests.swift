@@ -111,3 +111,30 @@ import Testing
         #expect(outcome.withLockedValue { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
     }
 }
+
+/// The publisher-confirm timeout (a broker that confirms nothing is treated as gone), on the
+/// owner thread's own bookkeeping with a clock passed in: no broker, no waiting.
+@Suite struct ConfirmTimeoutTests {
+    static func loopWithOneUnconfirmedPublish() -> ConnectionLoop {
+        let client = AMQPClient(configuration: AMQPConfiguration(url: "amqp://guest:guest@127.0.0.1:1/"), topology: [], logger: .init(label: "test"))
+        let loop = ConnectionLoop(client: client)
+        _ = loop.confirms.record(completion: { _ in }, returnKey: nil)
+        loop.confirmsWaitingSince = .now
+        return loop
+    }
+
+    @Test func aBrokerThatConfirmsNothingForTheTimeoutIsGone() throws {
+        let loop = Self.loopWithOneUnconfirmedPublish()
+        let since = try #require(loop.confirmsWaitingSince)
+        try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout - .seconds(1))
+        #expect(throws: AMQPError.self) { try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout) }
+    }
+
+    /// A memory alarm can block the connection for minutes; reconnecting would send the held jobs again.
+    @Test func noTimeoutWhileTheBrokerBlocksTheConnection() throws {
+        let loop = Self.loopWithOneUnconfirmedPublish()
+        let since = try #require(loop.confirmsWaitingSince)
+        loop.blocked = true
+        try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout * 10)
+    }
+}
