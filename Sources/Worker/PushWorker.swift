@@ -32,6 +32,7 @@ public final class PushWorker: Service, Sendable {
 
     public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
         HeapReturn.tuneAllocator()
+        BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
         var clients = [String: APNsClient]()

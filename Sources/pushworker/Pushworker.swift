@@ -1,4 +1,5 @@
 import ArgumentParser
+import Worker
 import Foundation
 
 @main
@@ -11,9 +12,8 @@ struct Pushworker: AsyncParsableCommand {
     )
 
     static func main() async {
-        // A write to a socket the peer closed (hiredis, rabbitmq-c, OpenSSL) must fail with EPIPE,
-        // not kill the worker: ignored for the whole process, before any thread starts.
-        signal(SIGPIPE, SIG_IGN)
+        // Before any thread starts (BrokenPipes says why).
+        BrokenPipes.ignoreProcessWide()
         let arguments = EnvironmentArguments.apply(
             to: Array(CommandLine.arguments.dropFirst()), root: Pushworker.self,
             environment: ProcessInfo.processInfo.environment)
