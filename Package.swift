@@ -76,8 +76,17 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
+        // The --status-port endpoint (HTTP/1.1 over swift-nio): apart from Worker, which uses no NIO.
+        .target(name: "StatusEndpoint", dependencies: [
+            "Worker",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], swiftSettings: strict),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "Sandbox", "APNs", "Redis", "AMQP", "PushCore",
+            "Worker", "StatusEndpoint", "Sandbox", "APNs", "Redis", "AMQP", "PushCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -97,6 +106,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
+        .testTarget(name: "StatusEndpointTests", dependencies: [
+            "StatusEndpoint", "Worker",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "PushCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",

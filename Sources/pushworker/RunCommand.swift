@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PushCore
+import StatusEndpoint
 import ServiceLifecycle
 import Worker
 

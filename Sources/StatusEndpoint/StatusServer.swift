@@ -11,17 +11,32 @@ import Worker
 ///   GET /healthz  200 "ok" while healthy, 503 with the reason otherwise (for liveness/readiness probes)
 /// Bounded: at most `maxConnections` at once (more are closed at once) and each is closed after
 /// `idleTimeout` without a request, so a misbehaving client cannot hold the worker's memory or fds.
-struct StatusServer: Service {
+public struct StatusServer: Service {
     let host: String
     let port: Int
     let status: WorkerStatus
     let logger: Logger
-    static let maxConnections = 32
-    static let idleTimeout = TimeAmount.seconds(10)
+    let maxConnections: Int
+    let idleTimeout: TimeAmount
+    let listening: @Sendable (_ port: Int) -> Void
 
-    func run() async throws {
+    /// - Parameter listening: told the bound port (useful with port 0).
+    public init(host: String, port: Int, status: WorkerStatus, logger: Logger,
+                maxConnections: Int = 32, idleTimeout: Duration = .seconds(10),
+                listening: @escaping @Sendable (_ port: Int) -> Void = { _ in }) {
+        self.host = host
+        self.port = port
+        self.status = status
+        self.logger = logger
+        self.maxConnections = maxConnections
+        self.idleTimeout = TimeAmount(idleTimeout)
+        self.listening = listening
+    }
+
+    public func run() async throws {
         let status = self.status
-        let open = ConnectionCount()
+        let idleTimeout = self.idleTimeout
+        let open = ConnectionCount(limit: maxConnections)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(ChannelOptions.backlog, value: 16)
@@ -29,13 +44,15 @@ struct StatusServer: Service {
                 guard open.enter() else { return channel.close() }
                 channel.closeFuture.whenComplete { _ in open.leave() }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: Self.idleTimeout))
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(status: status))
                 }
             }
             .bind(host: host, port: port).get()
-        logger.info("status endpoint listening", metadata: ["address": "http://\(host):\(channel.localAddress?.port ?? port)/status"])
+        let boundPort = channel.localAddress?.port ?? port
+        logger.info("status endpoint listening", metadata: ["address": "http://\(host):\(boundPort)/status"])
+        listening(boundPort)
         try? await gracefulShutdown()
         try? await channel.close()
     }
@@ -43,9 +60,12 @@ struct StatusServer: Service {
 
 private final class ConnectionCount: Sendable {
     private let count = Atomic(0)
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
 
     func enter() -> Bool {
-        if count.add(1, ordering: .relaxed).newValue <= StatusServer.maxConnections { return true }
+        if count.add(1, ordering: .relaxed).newValue <= limit { return true }
         count.subtract(1, ordering: .relaxed)
         return false
     }
@@ -86,8 +106,15 @@ private final class StatusHTTPHandler: ChannelInboundHandler {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: body.first == UInt8(ascii: "{") ? "application/json" : "text/plain")
         headers.add(name: "content-length", value: String(body.count))
+        // "connection: close" (or HTTP/1.0): the client waits for the close, not for the idle timeout.
+        let keepAlive = request.isKeepAlive
+        if !keepAlive { headers.add(name: "connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: code, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
     }
 }
