@@ -46,6 +46,36 @@ struct GuardTests {
 }
 
 extension GuardTests {
+    /// The other side of the breaker: traffic where one device in three has a stale token
+    /// (BadDeviceToken from the sandbox; more than the 50 a trip needs in any window of 200, but
+    /// less than half) reports each of them and never pauses the app.
+    @Test func staleTokensInOrdinaryTrafficAreReportedAndNeverTripTheBreaker() async throws {
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(tokenPrefix: "e", status: 400, reason: "BadDeviceToken")] }) { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.credentialsRetryInterval = .seconds(600)
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            let jobs = 300
+            var stale = Set<String>()
+            for index in 0..<jobs {
+                var token = PipelineFixture.token(3300 + index)
+                if index % 3 == 0 {
+                    token = "e" + token.dropFirst()
+                    stale.insert(token)
+                }
+                try await fixture.publish(#"{"id":"mixed-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= jobs }
+            let invalid = events.filter { $0.routingKey == "token.invalid" }
+            #expect(Set(invalid.compactMap { $0.string("token") }) == stale)
+            #expect(invalid.count == stale.count)
+            #expect(worker.status.snapshot.credentialProblems.isEmpty)
+            #expect(worker.status.snapshot.sent == jobs - stale.count)
+            #expect(worker.status.isHealthy)
+            #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 0)
+        }
+    }
+
     @Test func eventsWithNoBoundQueueAreKeptInTheUnroutedQueue() async throws {
         try await PipelineFixture.with { fixture in
             try fixture.startWorker(fixture.workerConfiguration())

@@ -43,7 +43,7 @@ struct HeaderTests {
             let now = Int(Date().timeIntervalSince1970)
             let absolute = now + 7200
             try await fixture.publish(#"{"id":"h1","tokens":["\#(PipelineFixture.token(5100))"],"collapse_id":"score-1","expiration":\#(absolute),"priority":5,"payload":{"aps":{"alert":"x"}}}"#)
-            try await fixture.publish(#"{"id":"h2","tokens":["\#(PipelineFixture.token(5101))"],"expiration":"+3600","topic":"com.example.app","payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish(#"{"id":"h2","tokens":["\#(PipelineFixture.token(5101))"],"expiration":"+3600","topic":"com.example.other","payload":{"aps":{"alert":"x"}}}"#)
             try await fixture.publish(#"{"id":"h3","tokens":["\#(PipelineFixture.token(5102))"],"priority":1,"payload":{"aps":{"alert":"x"}}}"#)
             _ = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count >= 3 }
             let byToken = Dictionary(uniqueKeysWithValues: fixture.sandbox.received().map { ($0.token, $0) })
@@ -55,7 +55,9 @@ struct HeaderTests {
             let relative = try #require(second.expiration)
             #expect(abs(relative - (now + 3600)) <= 60)
             #expect(second.collapseID == nil)
-            #expect(second.topic == "com.example.app")
+            // The job's own topic, not the app's (com.example.app, which the others carry).
+            #expect(second.topic == "com.example.other")
+            #expect(first.topic == "com.example.app")
             let third = try #require(byToken[PipelineFixture.token(5102)])
             #expect(third.priority == 1)
             #expect(third.expiration == 0)
