@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Start-up checks of the real `pushworker` executable (built next to this test bundle): a worker
+/// that cannot be right refuses to start, naming the option and the problem.
+@Suite struct CommandLineTests {
+    struct Outcome {
+        let status: Int32
+        let output: String
+    }
+
+    static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pushworker")
+    }
+
+    /// Runs `pushworker` with `arguments` and a clean PUSHWORKER_* environment; killed after 60 s
+    /// (a bound on the test: a refused start takes milliseconds).
+    static func run(_ arguments: [String]) throws -> Outcome {
+        #expect(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHWORKER_") }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: killer)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        killer.cancel()
+        return Outcome(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    static func tokenKey() throws -> String {
+        let path = NSTemporaryDirectory() + "cli-test-\(UUID().uuidString).p8"
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+        return path
+    }
+
+    @Test func tokenAuthWithoutATopicDoesNotStart() throws {
+        let key = try Self.tokenKey()
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let outcome = try Self.run(["run", "--apns-key-file", key, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                                    "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("--apns-topic is required with token auth"))
+    }
+
+    /// A chunk job of 20,000 of the longest tokens would exceed the default 4 MiB limit: the worker
+    /// would dead-letter the chunks it publishes itself.
+    @Test func aChunkSizeWhoseChunksExceedTheMessageLimitDoesNotStart() throws {
+        let key = try Self.tokenKey()
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let outcome = try Self.run(["run", "--apns-key-file", key, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                                    "--apns-topic", "com.example.app", "--chunk-size", "20000", "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("--chunk-size 20000 makes chunk jobs of up to"))
+        #expect(outcome.output.contains("Lower --chunk-size to 10389"))
+    }
+
+    @Test func anEncryptedTokenKeyDoesNotStartAndIsNotPromptedFor() throws {
+        let path = NSTemporaryDirectory() + "cli-test-\(UUID().uuidString).p8"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-aes256", "-pass", "pass:secret", "-out", path]
+        try openssl.run()
+        openssl.waitUntilExit()
+        let outcome = try Self.run(["run", "--apns-key-file", path, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                                    "--apns-topic", "com.example.app", "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("the APNs key is encrypted"))
+        #expect(outcome.output.contains(path))
+    }
+}
