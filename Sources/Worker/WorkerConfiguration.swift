@@ -49,12 +49,7 @@ public struct WorkerConfiguration: Sendable {
         var declarations: [AMQPDeclaration] = [
             .queue(name: jobQueue),
             .queue(name: deadQueue),
-            // Events nobody is bound to (a subscriber deploying, a typo in a binding) land here instead of vanishing.
-            .exchange(name: unroutedEventsExchange, type: "fanout"),
-            .queue(name: unroutedEventsExchange, arguments: ["x-max-length": .int(Int64(Self.unroutedEventsLimit))]),
-            .binding(queue: unroutedEventsExchange, exchange: unroutedEventsExchange, routingKey: ""),
-            .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(unroutedEventsExchange)]),
-        ]
+        ] + Self.resultsTopology(resultsExchange: resultsExchange)
         for (name, delay) in retry.queueNames {
             declarations.append(.queue(name: name, arguments: [
                 "x-message-ttl": .int(DurationText.milliseconds(delay)),
@@ -79,6 +74,19 @@ public struct WorkerConfiguration: Sendable {
 
     /// `<results exchange>.unrouted`: an exchange and a queue of that name.
     public var unroutedEventsExchange: String { resultsExchange + ".unrouted" }
+
+    /// The results exchange and, as its alternate exchange, where events nobody is bound to (a
+    /// subscriber deploying, a typo in a binding) land instead of vanishing. Declared by the worker
+    /// and by `pushworker events` with the same arguments (others would be refused by the broker).
+    public static func resultsTopology(resultsExchange: String) -> [AMQPDeclaration] {
+        let unrouted = resultsExchange + ".unrouted"
+        return [
+            .exchange(name: unrouted, type: "fanout"),
+            .queue(name: unrouted, arguments: ["x-max-length": .int(Int64(unroutedEventsLimit))]),
+            .binding(queue: unrouted, exchange: unrouted, routingKey: ""),
+            .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(unrouted)]),
+        ]
+    }
     /// The oldest unrouted events are dropped beyond this many.
     public static let unroutedEventsLimit = 100_000
 

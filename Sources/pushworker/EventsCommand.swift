@@ -2,6 +2,7 @@ import AMQP
 import ArgumentParser
 import Foundation
 import Logging
+import Worker
 
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,14 +21,15 @@ struct EventsCommand: AsyncParsableCommand {
     func run() async throws {
         let queue: String
         let topology: [AMQPDeclaration]
+        // Declared as the worker declares them, so reading works before any worker ran.
+        let results = WorkerConfiguration.resultsTopology(resultsExchange: resultsExchange)
         if unrouted {
             queue = resultsExchange + ".unrouted"
-            topology = []
+            topology = results
         } else {
             // A private queue that RabbitMQ removes 60 s after we leave.
             queue = "push.results.tail.\(UUID().uuidString.prefix(8).lowercased())"
-            topology = [
-                .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(resultsExchange + ".unrouted")]),
+            topology = results + [
                 .queue(name: queue, durable: false, arguments: ["x-expires": .int(60_000)]),
                 .binding(queue: queue, exchange: resultsExchange, routingKey: pattern),
             ]

@@ -81,3 +81,26 @@ import Testing
         #expect(outcome.output.contains(path))
     }
 }
+
+extension CommandLineTests {
+    /// `pushworker events --unrouted` prints the events kept while nobody was bound, and takes
+    /// them out of the unrouted queue.
+    @Test func eventsUnroutedPrintsAndRemovesTheKeptEvents() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            try await fixture.control.deleteQueue(fixture.eventQueue)
+            try await fixture.publish(#"{"id":"kept-for-later","tokens":["\#(PipelineFixture.token(4100))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let unrouted = "\(fixture.resultsExchange).unrouted"
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline, (try? await fixture.control.messageCount(queue: unrouted)) ?? 0 < 1 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let outcome = try Self.run(["events", "--unrouted", "--results-exchange", fixture.resultsExchange,
+                                        "--amqp-url", PipelineFixture.amqpURL, "--count", "1", "--seconds", "30"])
+            #expect(outcome.status == 0)
+            #expect(outcome.output.contains("job.completed"))
+            #expect(outcome.output.contains("kept-for-later"))
+            #expect(try await fixture.control.messageCount(queue: unrouted) == 0)
+        }
+    }
+}
