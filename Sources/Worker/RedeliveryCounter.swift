@@ -19,6 +19,8 @@ struct RedeliveryCounter: Sendable {
     /// when it is not a redelivery or Redis could not count it.
     func count(_ delivery: AMQPDelivery) async -> Int? {
         guard delivery.redelivered else { return nil }
+        // Quorum queues count for us (RabbitMQ 3.10+: failed deliveries so far), Redis or not.
+        if let brokerCount = Self.brokerDeliveryCount(delivery.properties.headers) { return brokerCount }
         let key = "pushworker:redelivered:" + Digest.hex([Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), delivery.body])
         do {
             guard case .integer(let count) = try await redis.command(["INCR", key]) else { return nil }
@@ -27,6 +29,14 @@ struct RedeliveryCounter: Sendable {
         } catch {
             logger.debug("cannot count a redelivery in Redis", metadata: [LogKeys.error: "\(error)"])
             return nil
+        }
+    }
+
+    /// The `x-delivery-count` header a quorum queue adds to a message it delivers again.
+    static func brokerDeliveryCount(_ headers: [String: AMQPFieldValue]) -> Int? {
+        switch headers["x-delivery-count"] {
+        case .int(let count)? where count > 0: Int(clamping: count)
+        default: nil
         }
     }
 }
