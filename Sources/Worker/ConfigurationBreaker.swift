@@ -49,7 +49,11 @@ final class ConfigurationBreaker: Sendable {
                 guard result.status != 0 else { continue }   // no answer: says nothing about the configuration
                 let reason = result.reason ?? ""
                 if !jobTopic, Self.topicReasons.contains(reason) {
-                    screened[index].outcome = .credentialsProblem(reason: "\(reason): the topic does not fit these credentials (--apns-topic, or the job's topic)")
+                    screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason): the topic does not fit these credentials (check --apns-topic)")
+                    continue
+                }
+                if Self.environmentReasons.contains(reason) {
+                    screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason): the key or certificate belongs to the other environment (check --apns-environment)")
                     continue
                 }
                 let mismatch = Self.mismatchReasons.contains(reason)
@@ -64,4 +68,6 @@ final class ConfigurationBreaker: Sendable {
 
     static let mismatchReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic"]
     static let topicReasons: Set<String> = ["BadTopic", "TopicDisallowed", "MissingTopic"]
+    /// Already credentials problems (PushCore maps them so); named for what they mean.
+    static let environmentReasons: Set<String> = ["BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadCertificateEnvironment"]
 }

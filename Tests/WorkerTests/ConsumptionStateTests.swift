@@ -86,6 +86,15 @@ struct ConfigurationBreakerTests {
         #expect(next.first.map { "\($0.outcome)" }?.contains("environment or topic mismatch?") == true)
     }
 
+    /// One answer is enough where no device can be the cause; the log and /status say what to check.
+    @Test(arguments: ["BadTopic", "TopicDisallowed", "MissingTopic", "BadEnvironmentKeyIdInToken", "BadCertificateEnvironment"])
+    func topicAndEnvironmentAnswersPauseAtOnceNamingTheMismatch(reason: String) {
+        let status = reason.hasPrefix("BadCertificate") ? 403 : 400
+        let screened = ConfigurationBreaker().screen(answers(1, status: status, reason: reason))
+        #expect(screened.allSatisfy(isHeld))
+        #expect(screened.first.map { "\($0.outcome)" }?.contains("environment or topic mismatch? APNs answered \(reason)") == true)
+    }
+
     @Test func staleTokensInNormalTrafficNeverTripIt() {
         let breaker = ConfigurationBreaker()
         for _ in 0..<50 {
