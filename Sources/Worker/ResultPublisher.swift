@@ -211,7 +211,9 @@ private final class Round: Sendable {
             let problem = "results could not be published to \(message.destination): \(error)"
             publisher.noteFailure(problem)
             publisher.started(failing: firstFailure)
-            logger.warning("results could not be published; keeping the devices' outcomes and trying again", metadata: [
+            // A returned copy means a queue the worker relies on is gone: louder than a passing refusal.
+            let level: Logger.Level = failures.contains { $0.1.code == .unroutable } ? .error : .warning
+            logger.log(level: level, "results could not be published; keeping the devices' outcomes and trying again", metadata: [
                 LogKeys.destination: "\(message.destination)", LogKeys.error: "\(error)",
                 LogKeys.attempt: "\(tries)", LogKeys.retryIn: "\(delay)", LogKeys.unconfirmed: "\(failures.count)",
             ])

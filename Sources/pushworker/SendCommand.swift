@@ -57,7 +57,9 @@ struct SendCommand: AsyncParsableCommand {
         var properties = AMQPProperties()
         properties.contentType = "application/json"
         properties.messageID = jobID
-        try await amqp.publish(exchange: "", routingKey: jobQueue, body: body, properties: properties)
+        // Mandatory: a queue that is gone (deleted after the declare) fails the command instead of
+        // the broker confirming a message it dropped.
+        try await amqp.publish(exchange: "", routingKey: jobQueue, body: body, properties: properties, mandatory: true)
         await amqp.shutdown()
         print("published job \(jobID) to \(jobQueue)")
     }
