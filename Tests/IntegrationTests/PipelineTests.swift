@@ -84,7 +84,11 @@ struct PipelineTests {
             #expect(failed.int("attempts") == 3)
             #expect(failed.int("status") == 500)
             #expect(failed.string("reason") == "InternalServerError")
-            #expect(fixture.sandbox.received().filter { $0.token == broken }.count == 3)
+            let attempts = fixture.sandbox.received().filter { $0.token == broken }
+            #expect(attempts.count == 3)
+            // The apns-id of the last attempt, as APNs saw it: what a support request looks up.
+            #expect(failed.string("apns_id") == attempts.last?.apnsID)
+            #expect(Set(attempts.map(\.apnsID)).count == 3)
         }
     }
 
