@@ -46,6 +46,45 @@ struct GuardTests {
 }
 
 extension GuardTests {
+    /// Once the configuration is right again (here: the sandbox stops answering like the other
+    /// environment), the paused app tries again after --credentials-retry-interval and every held
+    /// device is delivered once; what was reported before the trip is not sent again.
+    @Test func aPausedAppResumesAfterTheRetryIntervalAndDeliversWhatItHeld() async throws {
+        try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(tokenPrefix: "f", status: 400, reason: "BadDeviceToken")] }) { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.credentialsRetryInterval = .milliseconds(500)
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            let jobs = 120
+            for index in 0..<jobs {
+                try await fixture.publish(#"{"id":"resume-\#(index)","tokens":["\#(PipelineFixture.token(3600 + index))"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while worker.status.snapshot.credentialProblems.isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(worker.status.snapshot.credentialProblems["default"]?.contains("environment or topic mismatch?") == true)
+            fixture.sandbox.setRules([])
+
+            let events = try await fixture.events(timeout: .seconds(60)) { events in
+                Set(events.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") }).count >= jobs
+            }
+            let reported = Set(events.filter { $0.routingKey == "token.invalid" }.compactMap { $0.string("token") })
+            let delivered = fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)
+            #expect(reported.count < ConfigurationBreaker.minimumMismatches)
+            #expect(Set(delivered).count == delivered.count)
+            #expect(Set(delivered).union(reported).count == jobs)
+            #expect(Set(delivered).isDisjoint(with: reported))
+            try await waitUntilHealthy(worker)
+        }
+    }
+
+    private func waitUntilHealthy(_ worker: PushWorker) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !worker.status.isHealthy, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(worker.status.isHealthy)
+    }
+
     /// The other side of the breaker: traffic where one device in three has a stale token
     /// (BadDeviceToken from the sandbox; more than the 50 a trip needs in any window of 200, but
     /// less than half) reports each of them and never pauses the app.
