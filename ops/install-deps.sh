@@ -27,6 +27,14 @@ if ((${#missing[@]})); then
   if [ -e "$policy" ]; then saved=$(mktemp); $sudo_cmd cp -p "$policy" "$saved"; fi
   restore_policy() { if [ -n "$saved" ]; then $sudo_cmd cp -p "$saved" "$policy"; rm -f "$saved"; else $sudo_cmd rm -f "$policy"; fi; }
   trap restore_policy EXIT
+  # Units an init system may start for these packages (epmd comes with Erlang, RabbitMQ's
+  # dependency); the ones already running before this install are left alone.
+  units=(rabbitmq-server.service redis-server.service epmd.socket epmd.service)
+  systemd=0; command -v systemctl >/dev/null && [ -d /run/systemd/system ] && systemd=1
+  running_before=()
+  if [ "$systemd" = 1 ]; then
+    for unit in "${units[@]}"; do systemctl is-active --quiet "$unit" && running_before+=("$unit"); done
+  fi
   printf '#!/bin/sh\nexit 101\n' | $sudo_cmd tee "$policy" >/dev/null
   $sudo_cmd chmod 755 "$policy"
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
@@ -34,9 +42,10 @@ if ((${#missing[@]})); then
   trap - EXIT
   # Where an init system started them anyway (a policy that was ours to replace, a systemd
   # preset), stop the units this install created: nothing system-wide is left listening.
-  if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
-    for unit in rabbitmq-server redis-server; do
-      case " ${missing[*]} " in *" $unit "*) $sudo_cmd systemctl disable --now "$unit" >/dev/null 2>&1 || true ;; esac
+  if [ "$systemd" = 1 ]; then
+    for unit in "${units[@]}"; do
+      case " ${running_before[*]-} " in *" $unit "*) continue ;; esac
+      $sudo_cmd systemctl disable --now "$unit" >/dev/null 2>&1 || true
     done
   fi
 fi
