@@ -143,8 +143,12 @@ extension Connection {
             handshakeEvents = Poller.readable
         case .wantWrite:
             handshakeEvents = Poller.writable
+        // A server that goes away mid-handshake (a restart, a load balancer) is the network, not the
+        // credentials: .tlsFailed would pause the app as for a refused certificate.
         case .closed:
-            close(failingSentWith: HTTP2Error(code: .tlsFailed, message: "server closed the connection during the TLS handshake"))
+            close(failingSentWith: HTTP2Error(code: .connectFailed, message: "server closed the connection during the TLS handshake"))
+        case .systemFailed(let message):
+            close(failingSentWith: HTTP2Error(code: .connectFailed, message: message))
         case .failed(let message):
             close(failingSentWith: HTTP2Error(code: .tlsFailed, message: message))
         }

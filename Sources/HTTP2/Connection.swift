@@ -169,7 +169,7 @@ final class Connection {
             case .closed:
                 close(failingSentWith: HTTP2Error(code: .connectionLost, message: "server closed the connection"))
                 return
-            case .failed(let message):
+            case .failed(let message), .systemFailed(let message):
                 close(failingSentWith: HTTP2Error(code: .connectionLost, message: message))
                 return
             }
@@ -217,7 +217,7 @@ final class Connection {
             case .closed:
                 close(failingSentWith: HTTP2Error(code: .connectionLost, message: "server closed the connection"))
                 return false
-            case .failed(let message):
+            case .failed(let message), .systemFailed(let message):
                 close(failingSentWith: HTTP2Error(code: .connectionLost, message: message))
                 return false
             }

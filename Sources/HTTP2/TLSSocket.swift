@@ -7,7 +7,10 @@ enum TLSIOResult {
     case wantRead
     case wantWrite
     case closed
+    /// TLS said no (an alert, a certificate that does not verify).
     case failed(String)
+    /// The socket under it failed (a reset): the network, not the TLS configuration.
+    case systemFailed(String)
 }
 
 /// One SSL object over a connected non-blocking socket. Confined to the I/O thread.
@@ -93,7 +96,7 @@ final class TLSSocket {
         case SSL_ERROR_SYSCALL:
             let detail = OpenSSLError.drain()
             if systemErrno == 0 || systemErrno == EAGAIN { return rc == 0 ? .closed : .failed("TLS \(step): \(detail)") }
-            return .failed("TLS \(step): \(SystemError.describe(systemErrno))")
+            return .systemFailed("TLS \(step): \(SystemError.describe(systemErrno))")
         default:
             var message = "TLS \(step) failed: \(OpenSSLError.drain())"
             let verify = SSL_get_verify_result(ssl)

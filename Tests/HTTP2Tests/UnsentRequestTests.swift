@@ -44,6 +44,38 @@ struct UnsentRequestTests {
         }
     }
 
+    /// A server that reads the ClientHello and hangs up (a restart, a load balancer draining): a
+    /// network problem the request never reached, not a TLS refusal (which would pause the app as
+    /// for bad credentials). Each connection is closed one way: FIN, then a reset.
+    @Test(arguments: [false, true]) func aServerThatHangsUpDuringTheHandshakeIsANetworkProblem(reset: Bool) async throws {
+        let listener = try SilentListener()
+        let descriptor = listener.fd
+        let hangUp = Thread {
+            while true {
+                let connection = accept(descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var hello = [UInt8](repeating: 0, count: 4096)
+                _ = read(connection, &hello, hello.count)
+                if reset {
+                    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                }
+                close(connection)
+            }
+        }
+        hangUp.start()
+        let pki = try TestPKI.get()
+        var configuration = pki.configuration(port: listener.port, host: "127.0.0.1")
+        configuration.connectTimeout = .seconds(20)
+        configuration.requestTimeout = .seconds(20)
+        try await withClient(configuration) { client in
+            let error = try await expectFailure(client, HTTP2Request(path: "/hang-up"))
+            #expect(error.code == .connectFailed)
+            #expect(error.requestWasNotProcessed)
+        }
+        shutdown(descriptor, Int32(SHUT_RDWR))   // ends the accept loop
+    }
+
     @Test func aTLSHandshakeThatTimesOutIsANetworkProblem() async throws {
         let listener = try SilentListener()
         let pki = try TestPKI.get()
