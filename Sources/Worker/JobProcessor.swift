@@ -28,7 +28,7 @@ final class JobProcessor: Sendable {
     /// Per app: answers that mean its configuration is wrong, not its devices.
     let breakers: [String: ConfigurationBreaker]
     let logger: Logger
-    private let parser = JobParser()
+    let parser = JobParser()
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 
@@ -117,37 +117,5 @@ final class JobProcessor: Sendable {
     /// one has not: `refused` (the delivery stays unacked) is there for completeness.
     private func run(orElse refused: @Sendable () -> Void, _ work: @escaping @Sendable () async -> Void) {
         if !tasks.submit(work) { refused() }
-    }
-
-    /// Feeds the prefetch tuner; a fan-out counts as a full chunk.
-    private func observe(_ plan: JobPlan, bodyBytes: Int) {
-        guard let prefetchTuner else { return }
-        let devices = switch plan {
-        case .reject: 1
-        case .send(let job), .expire(let job): job.tokens.count
-        case .expand: configuration.chunkSize
-        }
-        if let prefetch = prefetchTuner.observe(devices: devices, bodyBytes: bodyBytes) {
-            logger.info("prefetch retuned to the jobs' size", metadata: [LogKeys.prefetch: "\(prefetch)"])
-            gate.retune(prefetch: prefetch)
-        }
-    }
-
-    /// The job, or what is wrong with it (size, JSON, fields, app).
-    private func parse(_ delivery: AMQPDelivery, now: UnixTime) -> Result<PushJob, JobRejection> {
-        do throws(JobRejection) {
-            let size = delivery.discardedBodySize ?? delivery.body.count
-            guard size <= configuration.maxMessageBytes, delivery.discardedBodySize == nil else {
-                throw JobRejection(field: nil, "the message is \(size) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
-            }
-            let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
-                                       makeID: JobID.next)
-            guard clients[job.app] != nil else {
-                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.sorted().joined(separator: ", ")))")
-            }
-            return .success(job)
-        } catch {
-            return .failure(error)
-        }
     }
 }

@@ -1,0 +1,39 @@
+import AMQP
+import APNs
+import Logging
+import PushCore
+
+/// Routing: what a delivery is (parsed, or why not), and what its size tells the prefetch tuner.
+extension JobProcessor {
+    /// Feeds the prefetch tuner; a fan-out counts as a full chunk.
+    func observe(_ plan: JobPlan, bodyBytes: Int) {
+        guard let prefetchTuner else { return }
+        let devices = switch plan {
+        case .reject: 1
+        case .send(let job), .expire(let job): job.tokens.count
+        case .expand: configuration.chunkSize
+        }
+        if let prefetch = prefetchTuner.observe(devices: devices, bodyBytes: bodyBytes) {
+            logger.info("prefetch retuned to the jobs' size", metadata: [LogKeys.prefetch: "\(prefetch)"])
+            gate.retune(prefetch: prefetch)
+        }
+    }
+
+    /// The job, or what is wrong with it (size, JSON, fields, app).
+    func parse(_ delivery: AMQPDelivery, now: UnixTime) -> Result<PushJob, JobRejection> {
+        do throws(JobRejection) {
+            let size = delivery.discardedBodySize ?? delivery.body.count
+            guard size <= configuration.maxMessageBytes, delivery.discardedBodySize == nil else {
+                throw JobRejection(field: nil, "the message is \(size) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
+            }
+            let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
+                                       makeID: JobID.next)
+            guard clients[job.app] != nil else {
+                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.sorted().joined(separator: ", ")))")
+            }
+            return .success(job)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
