@@ -28,7 +28,7 @@ extension ConnectionLoop {
                     // retrying on every reconnect would only loop, so this consumer stops here and
                     // the application hears of it (a silent stop would look like an empty queue).
                     consumers[tag]?.active = false
-                    logger.error("AMQP consume failed", metadata: ["amqp.queue": "\(queue)", "error": "\(error)"])
+                    logger.error("AMQP consume failed", metadata: [LogKeys.queue: "\(queue)", LogKeys.error: "\(error)"])
                     client.onEvent(.consumeFailed(queue: queue, reason: "\(error)"))
                     throw error
                 }
@@ -88,19 +88,19 @@ extension ConnectionLoop {
     private func settle(_ tag: AMQPDeliveryTag, on connection: AMQPConnection, multiple: Bool, requeue: Bool?) throws(AMQPError) {
         guard tag.connectionGeneration == generation else {
             logger.debug("AMQP ack/nack for an earlier connection dropped; the broker already requeued it",
-                         metadata: ["amqp.tag": "\(tag)", "amqp.generation": "\(generation)"])
+                         metadata: [LogKeys.tag: "\(tag)", LogKeys.generation: "\(generation)"])
             return
         }
         let wireTag: UInt64
         if multiple {
             guard let largest = unacked.removeThrough(tag.value) else {
-                logger.debug("AMQP multiple ack/nack covers no outstanding delivery", metadata: ["amqp.tag": "\(tag)"])
+                logger.debug("AMQP multiple ack/nack covers no outstanding delivery", metadata: [LogKeys.tag: "\(tag)"])
                 return
             }
             wireTag = largest
         } else {
             guard unacked.contains(tag.value) else {
-                logger.debug("AMQP ack/nack for an unknown or already settled delivery dropped", metadata: ["amqp.tag": "\(tag)"])
+                logger.debug("AMQP ack/nack for an unknown or already settled delivery dropped", metadata: [LogKeys.tag: "\(tag)"])
                 return
             }
             unacked.remove(tag.value)
@@ -159,7 +159,7 @@ extension ConnectionLoop {
         guard let consumer = consumers[tag] else { return }
         try connection.qos(channel: Self.consumeChannel, prefetch: consumer.prefetch)
         try connection.consume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag)
-        logger.debug("AMQP consuming", metadata: ["amqp.queue": "\(consumer.queue)", "amqp.prefetch": "\(consumer.prefetch)"])
+        logger.debug("AMQP consuming", metadata: [LogKeys.queue: "\(consumer.queue)", LogKeys.prefetch: "\(consumer.prefetch)"])
     }
 
     func declare(_ declarations: [AMQPDeclaration], on connection: AMQPConnection) throws(AMQPError) {
@@ -173,7 +173,7 @@ extension ConnectionLoop {
                     // PRECONDITION_FAILED: it exists with other arguments (declared by an older
                     // version or by hand). Keep it; say what it lacks.
                     logger.warning("AMQP exchange exists with other arguments; kept as it is", metadata: [
-                        "amqp.exchange": "\(name)", "amqp.arguments": "\(arguments.keys.sorted())", "error": "\(error)",
+                        LogKeys.exchange: "\(name)", LogKeys.arguments: "\(arguments.keys.sorted())", LogKeys.error: "\(error)",
                     ])
                     try ensureAdminChannel(connection)
                 }

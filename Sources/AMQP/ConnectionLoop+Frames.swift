@@ -5,7 +5,7 @@ extension ConnectionLoop {
         case .deliver(let channel, let consumerTag, let deliveryTag, let redelivered, let exchange, let routingKey,
                       let properties, let body, let discardedBodySize):
             guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else {
-                logger.warning("AMQP delivery for an unknown consumer requeued", metadata: ["amqp.consumer": "\(consumerTag)"])
+                logger.warning("AMQP delivery for an unknown consumer requeued", metadata: [LogKeys.consumer: "\(consumerTag)"])
                 try connection.nack(channel: channel, deliveryTag: deliveryTag, multiple: false, requeue: true)
                 return
             }
@@ -30,13 +30,13 @@ extension ConnectionLoop {
             let key = PublishConfirms.ReturnKey(exchange: exchange, routingKey: routingKey, bodyCount: bodyCount, properties: properties)
             if !confirms.markReturned(key, replyCode: replyCode, replyText: replyText) {
                 logger.warning("AMQP basic.return matched no outstanding mandatory publish",
-                               metadata: ["amqp.exchange": "\(exchange)", "amqp.routing_key": "\(routingKey)"])
+                               metadata: [LogKeys.exchange: "\(exchange)", LogKeys.routingKey: "\(routingKey)"])
             }
 
         case .consumerCancelled(_, let consumerTag):
             guard let consumer = consumers[consumerTag] else { return }
             consumers[consumerTag]?.active = false
-            logger.warning("AMQP consumer cancelled by broker", metadata: ["amqp.queue": "\(consumer.queue)"])
+            logger.warning("AMQP consumer cancelled by broker", metadata: [LogKeys.queue: "\(consumer.queue)"])
             client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
 
         case .channelClosed(let channel, let error):
@@ -44,13 +44,13 @@ extension ConnectionLoop {
             case Self.publishChannel:
                 // E.g. publish to a missing exchange (404). Publishes in flight on the old channel
                 // are lost; a fresh channel restarts confirm numbering at 1.
-                logger.warning("AMQP publish channel closed by broker; reopening", metadata: ["error": "\(error)"])
+                logger.warning("AMQP publish channel closed by broker; reopening", metadata: [LogKeys.error: "\(error)"])
                 complete(confirms.reset(failingWith: error))
                 confirmsWaitingSince = nil
                 try connection.openChannel(Self.publishChannel)
                 try connection.confirmSelect(Self.publishChannel)
             case Self.adminChannel:
-                logger.debug("AMQP admin channel closed by broker", metadata: ["error": "\(error)"])
+                logger.debug("AMQP admin channel closed by broker", metadata: [LogKeys.error: "\(error)"])
             default:
                 // Consume channel: its delivery tags are void, so start over with a new generation.
                 throw error
@@ -61,7 +61,7 @@ extension ConnectionLoop {
 
         case .blocked(let reason):
             blocked = true
-            logger.warning("AMQP connection blocked by broker", metadata: ["amqp.reason": "\(reason)"])
+            logger.warning("AMQP connection blocked by broker", metadata: [LogKeys.reason: "\(reason)"])
             client.onEvent(.blocked(reason: reason))
 
         case .unblocked:
@@ -75,7 +75,7 @@ extension ConnectionLoop {
             for request in held { try publish(request, on: connection) }
 
         case .other(let channel, let methodID):
-            logger.debug("AMQP ignored method", metadata: ["amqp.channel": "\(channel)", "amqp.method": "\(methodID)"])
+            logger.debug("AMQP ignored method", metadata: [LogKeys.channel: "\(channel)", LogKeys.method: "\(methodID)"])
         }
     }
 }

@@ -70,7 +70,7 @@ final class ConnectionLoop {
         do {
             endpoint = try client.configuration.endpoint()
         } catch {
-            logger.error("AMQP client cannot start", metadata: ["error": "\(error)"])
+            logger.error("AMQP client cannot start", metadata: [LogKeys.error: "\(error)"])
             client.markUnusable(error)
             idleUntilStopped(error)
             client.markStopped()
@@ -90,7 +90,7 @@ final class ConnectionLoop {
             } else if !connect(endpoint) {
                 let delay = backoff.next()
                 reconnectAt = .now + delay
-                logger.debug("AMQP reconnect scheduled", metadata: ["delay": "\(delay)"])
+                logger.debug("AMQP reconnect scheduled", metadata: [LogKeys.reconnectIn: "\(delay)"])
             }
         }
         stop()
@@ -157,13 +157,13 @@ final class ConnectionLoop {
             backoff.reset()
             client.markConnected(generation: generation)
             logger.info("AMQP connected", metadata: [
-                "amqp.generation": "\(generation)", "amqp.heartbeat": "\(connection.heartbeat)",
+                LogKeys.generation: "\(generation)", LogKeys.heartbeat: "\(connection.heartbeat)",
             ])
             client.onEvent(.connected(generation: generation))
             return true
         } catch {
             client.markDisconnected(error)
-            logger.warning("AMQP connect failed", metadata: ["error": "\(error)"])
+            logger.warning("AMQP connect failed", metadata: [LogKeys.error: "\(error)"])
             return false
         }
     }
@@ -186,7 +186,7 @@ final class ConnectionLoop {
         client.markDisconnected(error)
         let delay = backoff.next()
         reconnectAt = .now + delay
-        logger.warning("AMQP connection lost", metadata: ["error": "\(error)", "amqp.reconnect_in": "\(delay)"])
+        logger.warning("AMQP connection lost", metadata: [LogKeys.error: "\(error)", LogKeys.reconnectIn: "\(delay)"])
         client.onEvent(.disconnected(reason: error.description))
     }
 
@@ -216,7 +216,7 @@ final class ConnectionLoop {
             case .publish, .admin:
                 command.fail(with: error)
             case .ack(let tag, _), .nack(let tag, _, _):
-                logger.debug("AMQP ack dropped while disconnected", metadata: ["amqp.tag": "\(tag)"])
+                logger.debug("AMQP ack dropped while disconnected", metadata: [LogKeys.tag: "\(tag)"])
             case .consume(let queue, let prefetch, let maxBodyBytes, let handler):
                 addConsumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler)
             case .stopConsuming:
@@ -245,7 +245,7 @@ final class ConnectionLoop {
                     consumers[tag]?.active = false
                 }
             } catch {
-                logger.debug("AMQP error during shutdown", metadata: ["error": "\(error)"])
+                logger.debug("AMQP error during shutdown", metadata: [LogKeys.error: "\(error)"])
             }
             connection.close()
         }

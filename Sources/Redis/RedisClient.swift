@@ -73,14 +73,14 @@ public final class RedisClient: Sendable {
         } else {
             connection = try RedisConnection(configuration: configuration)
             state.connection = connection
-            logger.debug("connected to Redis", metadata: ["redis.host": "\(configuration.host):\(configuration.port)"])
+            logger.debug("connected to Redis", metadata: [LogKeys.host: "\(configuration.host):\(configuration.port)"])
         }
         do {
             return try connection.run(arguments)
         } catch {
             // A hiredis context error leaves the context unusable; the next command reconnects.
             state.connection = nil
-            logger.warning("Redis connection failed", metadata: ["error": "\(error.message)"])
+            logger.warning("Redis connection failed", metadata: [LogKeys.error: "\(error.message)"])
             throw error
         }
     }

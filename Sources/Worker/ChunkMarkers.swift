@@ -94,7 +94,7 @@ final class ChunkMarkers: Sendable {
         }
         if first {
             logger.warning("cannot keep chunk markers in Redis; a redelivery of this fan-out would publish every chunk again",
-                           metadata: ["error": "\(error)"])
+                           metadata: [LogKeys.error: "\(error)"])
         }
     }
 }

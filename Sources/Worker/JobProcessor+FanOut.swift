@@ -60,7 +60,7 @@ extension JobProcessor {
         for item in malformed {
             settlement.events.append(.tokenInvalid(token: item.member, reason: "BadDeviceToken", status: 0, timestamp: nil))
             settlement.counts.invalid += 1
-            logger.warning("group member is not a device token", metadata: [LogKeys.group: "\(item.group)", "push.problem": "\(item.problem)"])
+            logger.warning("group member is not a device token", metadata: [LogKeys.group: "\(item.group)", LogKeys.problem: "\(item.problem)"])
         }
         if !missing.isEmpty {
             settlement.counts.groupsMissing = missing

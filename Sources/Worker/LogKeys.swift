@@ -1,6 +1,7 @@
 /// Metadata keys of the worker's log lines, in one place (dotted, prefixed by what they describe).
 enum LogKeys {
     static let error = "push.error"
+    static let problem = "push.problem"
     static let app = "push.app"
     static let jobID = "push.job.id"
     static let group = "push.group"
