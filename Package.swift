@@ -34,7 +34,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
-        .systemLibrary(name: "CMalloc"),
+        // glibc pieces the Glibc module does not export (eventfd, malloc tuning): no library of its own.
+        .systemLibrary(name: "CSystemShim"),
 
         .target(name: "PushCore", swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -47,7 +48,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "HTTP2", dependencies: [
-            "CNghttp2", "COpenSSL", "PushCore",
+            "CNghttp2", "COpenSSL", "CSystemShim", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -69,7 +70,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "PushCore", "CMalloc",
+            "AMQP", "Redis", "APNs", "PushCore", "CSystemShim",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

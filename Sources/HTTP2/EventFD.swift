@@ -1,5 +1,5 @@
 import Glibc
-internal import CNghttp2
+internal import CSystemShim
 
 /// Wakes the I/O thread out of poll() from any thread. An eventfd counts, so a wake-up
 /// written before the loop reaches poll() is never lost.

@@ -1,4 +1,4 @@
-import CMalloc
+internal import CSystemShim
 import NIOConcurrencyHelpers
 
 /// Gives memory back to the system once the worker is idle. glibc keeps freed memory in its
