@@ -1,7 +1,7 @@
 /// Why a request failed, phrased so the caller can decide whether resending is safe. `code` is an
 /// extensible struct, as `AMQPError.Code` and `RedisError.Code` are: a new failure need not break
 /// callers' switches.
-public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
+public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
@@ -27,10 +27,13 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let message: String
+    /// Where it was raised (`#fileID:#line`), for a person reading a debug log; not in `description`.
+    public let location: String
 
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, file: StaticString = #fileID, line: UInt = #line) {
         self.code = code
         self.message = message
+        self.location = "\(file):\(line)"
     }
 
     /// True when the server cannot have processed the request, so resending it cannot duplicate it.
@@ -39,4 +42,5 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "HTTP/2 \(code): \(message)" }
+    public var debugDescription: String { "HTTP/2 \(code): \(message) (at \(location))" }
 }

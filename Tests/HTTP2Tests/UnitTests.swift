@@ -75,3 +75,12 @@ import Testing
         #expect(unknown.allSatisfy { !HTTP2Error(code: $0, message: "").requestWasNotProcessed })
     }
 }
+
+@Suite struct HTTP2ErrorTests {
+    @Test func anErrorKnowsWhereItWasRaisedWithoutSayingItToUsers() {
+        let error = HTTP2Error(code: .timeout, message: "no answer")
+        #expect(error.location.hasPrefix("HTTP2Tests/UnitTests.swift:"))
+        #expect(error.description == "HTTP/2 timeout: no answer")
+        #expect(error.debugDescription.contains("(at HTTP2Tests/UnitTests.swift:"))
+    }
+}
