@@ -23,6 +23,19 @@ struct AMQPFuzzRegressionTests {
         #expect(throws: AMQPError.self, "in a table in an array") { try FieldTableWire.encode(["x-outer": .array([.table(table)])]) }
     }
 
+    /// crash-buffer-ends-at-a-kind-byte (2,941 bytes, found after 578,408 runs): a table whose
+    /// encoding ran out of the 4 KiB first try exactly before a value's kind byte, where rabbitmq-c
+    /// answers BAD_AMQP_DATA instead of TABLE_TOO_BIG; the encoder took that for a table it cannot
+    /// send. The same shape, built to end there: 4 (size) + "a" entry (1 + 1 + 1 + 4 + 4083) + "b" key (2).
+    @Test("a table whose encoding fills the first buffer up to a value's kind byte is still encoded")
+    func bufferEndsAtAKindByte() throws {
+        let table: [String: AMQPFieldValue] = ["a": .string(String(repeating: "x", count: 4083)), "b": .bool(true)]
+        let encoded = try FieldTableWire.encode(table)
+        #expect(encoded.count == 4 + (1 + 1 + 1 + 4 + 4083) + (1 + 1 + 1 + 1))
+        let decoded = try #require(FieldTableWire.decode(encoded))
+        #expect(decoded.table == table)
+    }
+
     @Test("keys of up to 255 bytes go out and come back unchanged, nested too")
     func longestKeys() throws {
         let key = String(repeating: "é", count: 127) + "x"

@@ -102,7 +102,11 @@ enum FieldTableWire {
                     amqp_encode_table(amqp_bytes_t(len: buffer.count, bytes: buffer.baseAddress), &raw, &written)
                 }
                 if status == AMQP_STATUS_OK.rawValue { return Array(output.prefix(written)) }
-                guard status == AMQP_STATUS_TABLE_TOO_BIG.rawValue, capacity < 1 << 30 else {
+                // Out of room is TABLE_TOO_BIG, except where the buffer ends right before a value's kind
+                // byte: rabbitmq-c then says BAD_AMQP_DATA, with the offset at the end of the buffer.
+                let outOfRoom = status == AMQP_STATUS_TABLE_TOO_BIG.rawValue
+                    || (status == AMQP_STATUS_BAD_AMQP_DATA.rawValue && written >= capacity)
+                guard outOfRoom, capacity < 1 << 30 else {
                     throw AMQPError(code: .unencodable, status: status, message: "amqp_encode_table failed")
                 }
                 capacity *= 2
