@@ -44,7 +44,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Redis", dependencies: [
-            "CHiredis",
+            "CHiredis", "PushCore",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "HTTP2", dependencies: [

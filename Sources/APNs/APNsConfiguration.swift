@@ -1,4 +1,5 @@
 import HTTP2
+import PushCore
 
 /// How one app reaches APNs: where, with which credentials, and for which bundle ID.
 public struct APNsConfiguration: Sendable {
@@ -45,26 +46,13 @@ public struct APNsConfiguration: Sendable {
     /// Host and port the connections go to.
     public func endpoint() throws(APNsConfigurationError) -> (host: String, port: Int) {
         guard let url else { return (environment.host, port) }
-        guard url.hasPrefix("https://") else {
-            throw APNsConfigurationError("apns-url must start with https:// (APNs is HTTP/2 over TLS), got \"\(url)\"")
+        do throws(ServiceURLError) {
+            // APNs is HTTP/2 over TLS: https only; the project's one URL parser reads it.
+            let parsed = try ServiceURL(parsing: url, schemes: ["https"])
+            guard !parsed.host.isEmpty else { throw ServiceURLError("no host") }
+            return (parsed.host, parsed.port ?? 443)
+        } catch {
+            throw APNsConfigurationError("apns-url: \(error.message)")
         }
-        var authority = Substring(url.dropFirst("https://".count))
-        if let slash = authority.firstIndex(of: "/") { authority = authority[..<slash] }
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            let host = String(authority[authority.index(after: authority.startIndex)..<close])
-            let rest = authority[authority.index(after: close)...]
-            guard rest.isEmpty || rest.hasPrefix(":"), let port = rest.isEmpty ? 443 : Int(rest.dropFirst()) else {
-                throw APNsConfigurationError("apns-url has a bad port: \"\(url)\"")
-            }
-            return (host, port)
-        }
-        if let colon = authority.lastIndex(of: ":") {
-            guard let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port) else {
-                throw APNsConfigurationError("apns-url has a bad port: \"\(url)\"")
-            }
-            return (String(authority[..<colon]), port)
-        }
-        guard !authority.isEmpty else { throw APNsConfigurationError("apns-url has no host: \"\(url)\"") }
-        return (String(authority), 443)
     }
 }

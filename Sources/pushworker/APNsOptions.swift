@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HTTP2
 import Logging
+import PushCore
 
 struct APNsOptions: ParsableArguments {
     @Option(help: "Token auth: the .p8 key file from Apple. [env PUSHWORKER_APNS_KEY_FILE]")
@@ -109,21 +110,13 @@ struct APNsOptions: ParsableArguments {
     }
 
     static func parseProxy(_ text: String) throws -> HTTPProxy {
-        guard text.hasPrefix("http://") else { throw ValidationError("--apns-proxy must look like http://[user:password@]host:port") }
-        var rest = Substring(text.dropFirst("http://".count))
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        var username: String?
-        var password: String?
-        if let at = rest.lastIndex(of: "@") {
-            let credentials = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-            let parts = credentials.split(separator: ":", maxSplits: 1)
-            username = parts.first.map(String.init)
-            password = parts.count > 1 ? String(parts[1]) : nil
+        do throws(ServiceURLError) {
+            // The project's one URL parser; the URL is not echoed (it may hold the proxy's password).
+            let parsed = try ServiceURL(parsing: text, schemes: ["http"])
+            guard !parsed.host.isEmpty, let port = parsed.port else { throw ServiceURLError("it needs a host and a port: http://[user:password@]host:port") }
+            return HTTPProxy(host: parsed.host, port: port, username: parsed.user, password: parsed.password)
+        } catch {
+            throw ValidationError("--apns-proxy: \(error.message)")
         }
-        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else {
-            throw ValidationError("--apns-proxy needs a port: http://host:port")
-        }
-        return HTTPProxy(host: String(rest[..<colon]), port: port, username: username, password: password)
     }
 }

@@ -212,3 +212,20 @@ struct APNsCertificateTopicTests {
                 "a certificate that lists no topics cannot be checked")
     }
 }
+
+@Suite struct APNsEndpointTests {
+    static func configuration(url: String?) -> APNsConfiguration {
+        APNsConfiguration(environment: .development, url: url, credentials: .certificate(.pem(certificateFile: "c", privateKeyFile: "k")), topic: "t")
+    }
+
+    @Test func anOverrideURLGivesHostAndPort() throws {
+        #expect(try Self.configuration(url: "https://127.0.0.1:2197").endpoint() == ("127.0.0.1", 2197))
+        #expect(try Self.configuration(url: "https://[::1]/").endpoint() == ("::1", 443))
+        #expect(try Self.configuration(url: nil).endpoint() == ("api.sandbox.push.apple.com", 443))
+    }
+
+    @Test(arguments: ["http://127.0.0.1:2197", "https://", "https://h:0"])
+    func aBadOverrideURLIsNamed(url: String) {
+        #expect { try Self.configuration(url: url).endpoint() } throws: { "\($0)".contains("apns-url") }
+    }
+}

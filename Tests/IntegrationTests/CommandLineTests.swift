@@ -66,6 +66,17 @@ import Testing
         #expect(outcome.output.contains("Lower --chunk-size to 10389"))
     }
 
+    @Test func aProxyURLOfAnotherSchemeDoesNotStart() throws {
+        let key = try Self.tokenKey()
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let outcome = try Self.run(["run", "--apns-key-file", key, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+                                    "--apns-topic", "com.example.app", "--apns-proxy", "socks5://user:proxysecret@127.0.0.1:1080",
+                                    "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("--apns-proxy: the scheme must be http://"))
+        #expect(!outcome.output.contains("proxysecret"))
+    }
+
     @Test func anEncryptedTokenKeyDoesNotStartAndIsNotPromptedFor() throws {
         let path = NSTemporaryDirectory() + "cli-test-\(UUID().uuidString).p8"
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -43,3 +43,16 @@ import Redis
         #expect(throws: RedisError.self) { try RedisConfiguration(url: url) }
     }
 }
+
+extension RedisURLTests {
+    /// The same percent-decoding as AMQP's (one parser): a bad %xx is an error, not kept as text.
+    @Test func aBadPercentEncodingIsRefused() {
+        #expect(throws: RedisError.self) { try RedisConfiguration(url: "redis://:pa%zzss@127.0.0.1") }
+    }
+
+    @Test func aLonePasswordBeforeTheAtSign() throws {
+        let configuration = try RedisConfiguration(url: "redis://secret@127.0.0.1")
+        #expect(configuration.password == "secret")
+        #expect(configuration.username == nil)
+    }
+}
