@@ -44,7 +44,8 @@ pids+=($!)
 
 echo "== subscribing to push.results (Python, pika)"
 /usr/bin/python3 examples/python/subscribe_events.py --queue demo.events --seconds 8 &
-pids+=($!)
+subscriber=$!
+pids+=($subscriber)
 sleep 1
 
 good=$(printf '0123456789abcdef%.0s' {1..4})
@@ -59,5 +60,7 @@ examples/shell/publish_job.sh "$flaky" "Hello from the shell (first attempt gets
 amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json -b '{"tokens":["not-a-token"],"payload":{}}'
 
 sleep 8
+# The subscriber stops by itself (--seconds); if it failed, the application's side of the demo is broken.
+if ! wait "$subscriber"; then echo "ops/demo: the event subscriber failed (see above)" >&2; exit 1; fi
 echo "== done: the sandbox lines above are the notifications APNs would have delivered; the"
 echo "   subscriber lines are the events your application receives. A rejected job is in push.jobs.dead."

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Subscribe to Pushworker's result events (pika) and act on them. Usage:
     subscribe_events.py [--count N] [--seconds S]
-Binds a durable queue to the topic exchange push.results. A real application would delete the
+Binds a durable queue to the topic exchange push.results (declared with the worker's arguments). A real application would delete the
 token on token.invalid (when the event's timestamp is newer than its last registration)."""
 import argparse, json, os, sys, time
 import pika
@@ -15,9 +15,12 @@ args = parser.parse_args()
 
 connection = pika.BlockingConnection(pika.URLParameters(args.url))
 channel = connection.channel()
-channel.exchange_declare("push.results", exchange_type="topic", durable=True)
+# Declared exactly as the worker declares it (the alternate exchange keeps events no queue is bound
+# to); other arguments would make the broker refuse the declaration (406 PRECONDITION_FAILED).
+channel.exchange_declare("push.results", exchange_type="topic", durable=True,
+                         arguments={"alternate-exchange": "push.results.unrouted"})
 channel.queue_declare(args.queue, durable=True)
-for key in ("token.invalid", "delivery.failed", "job.rejected", "job.completed"):
+for key in ("token.invalid", "delivery.failed", "job.rejected", "job.completed", "group.missing"):
     channel.queue_bind(args.queue, "push.results", routing_key=key)
 
 seen, deadline = 0, time.time() + args.seconds if args.seconds else None
@@ -30,6 +33,8 @@ for method, properties, body in channel.consume(args.queue, inactivity_timeout=1
             print(f"could not deliver to {event['token'][:8]}…: {event['status']} {event['reason']} after {event['attempts']} attempts")
         elif method.routing_key == "job.rejected":
             print(f"job {event.get('job_id') or '(no id)'} rejected: {event['error']}")
+        elif method.routing_key == "group.missing":
+            print(f"job {event['job_id']}: group {event['group']} has no members (Redis key {event['key']})")
         else:
             print(f"job {event['job_id']} done: sent={event['sent']} invalid={event['invalid']} failed={event['failed']} retried={event['retried']}")
         channel.basic_ack(method.delivery_tag)
