@@ -231,13 +231,8 @@ public struct JSONParser {
         guard index + 4 <= bytes.count else { throw problem("a \\u escape needs four hex digits") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw problem("a \\u escape needs four hex digits, found \(describeByte(at: index))")
+            guard let digit = Hex.value(bytes[index]) else {
+                throw problem("a \\u escape needs four hex digits, found \(describeByte(at: index))")
             }
             value = value << 4 | UInt32(digit)
             index += 1
