@@ -16,6 +16,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzJSONWriterRoundTrip", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzDeviceToken", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzAMQPFieldTable", [.product(name: "AMQP", package: "Pushworker")]),
+    ("FuzzAMQPFrames", [.product(name: "AMQP", package: "Pushworker")]),
     ("FuzzRedisReply", [
         .product(name: "Redis", package: "Pushworker"),
         .product(name: "CHiredis", package: "Pushworker"),

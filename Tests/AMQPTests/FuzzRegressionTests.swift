@@ -47,3 +47,48 @@ struct AMQPFuzzRegressionTests {
         #expect(decoded.bytesRead == encoded.count)
     }
 }
+
+/// Inputs that `ops/fuzz` (Fuzz/FuzzAMQPFrames) found, kept as tests; each is also in
+/// Fuzz/Corpus/FuzzAMQPFrames/.
+@Suite("AMQP frames: fuzz regressions")
+struct AMQPFrameFuzzRegressionTests {
+    /// crash-announced-body-size-beyond-memory (265 bytes, found after 330 runs): a delivery whose
+    /// content header announces 0x0020_0000_0000_7d00 bytes. The reader reserved the announced size
+    /// before reading a frame, and the failed allocation aborted the process.
+    @Test("a content header announcing more than memory holds is an error at the stream's end, not an abort",
+          arguments: [Int.max, 0])
+    func announcedBodySizeBeyondMemory(limit: Int) throws {
+        var stream = BrokerBytes()
+        stream.deliver(channel: 1, consumerTag: "ctag-1", deliveryTag: 2, redelivered: true, exchange: "push", routingKey: "jobs")
+        stream.header(channel: 1, bodySize: 0x0020_0000_0000_7d00)
+        stream.body(channel: 1, Array(#"{"app":"demo","token"#.utf8))
+        let peer = try FramePeer(sending: stream.bytes)
+        let error = #expect(throws: AMQPError.self) { try peer.connection.readFrame(bodyLimit: { _ in limit }) }
+        #expect(error?.code == .connectionLost)
+        #expect(peer.connection.isBroken)
+
+        let found = try FramePeer(sending: Self.foundInput)
+        #expect(throws: AMQPError.self) { try found.connection.readFrame() }
+    }
+
+    /// The input as the fuzzer found it.
+    static let foundInput: [UInt8] = hexBytes("""
+        0100010000001e003c003c06637461672d310000000000000002010470757368046a6f6273ce0200010000000e003c00\
+        00000020000000007d0000ce030001000000147b22617070223a2264656d6f222c22746f6b656fce030001000017003c\
+        003c06637461672d31000000000000000100000171ce0200020000000e003c000000000000000000050000ce03000200\
+        00000568656c6c6f616261626162616261626162225d2c227061796c6f6164223a7b22617073223a7b22616c65727422\
+        ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff3a226869227d\
+        7d7dce0100010000000d003c0050000000000000000901ce
+        """)
+
+    private static func hexBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+}

@@ -103,7 +103,8 @@ final class ConnectionLoop {
 
         var drained = false
         for _ in 0..<Self.framesPerIteration {
-            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.maxBodyBytes ?? .max }) else {
+            // A delivery for a consumer no longer known is requeued unread: its body is not kept.
+            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.maxBodyBytes ?? 0 }) else {
                 drained = true
                 break
             }

@@ -89,6 +89,8 @@ extension AMQPConnection {
 
     /// How much of an over-limit body is kept, for the dead-letter copy and the rejection event.
     static let keptPrefixOfDiscardedBody = 64 * 1024
+    /// The most memory reserved for a body before its frames arrive; a larger one grows as they do.
+    static let largestUpFrontReservation = 1 << 20
 
     /// Reads the content header and body frames that follow basic.deliver / get-ok / return.
     /// The header announces the body's size: a body above `bodyLimit` is read frame by frame and
@@ -104,9 +106,11 @@ extension AMQPConnection {
         let properties = Self.decode(properties: frame.payload.properties.decoded.assumingMemoryBound(to: amqp_basic_properties_t.self).pointee)
         let size = Int(clamping: frame.payload.properties.body_size)
         let discarding = size > bodyLimit
-        var body: [UInt8] = []
-        body.reserveCapacity(discarding ? min(size, Self.keptPrefixOfDiscardedBody) : size)
         let keep = discarding ? min(size, Self.keptPrefixOfDiscardedBody) : size
+        var body: [UInt8] = []
+        // The announced size is only a claim until the frames arrive: reserving it whole let one
+        // header (found by Fuzz/FuzzAMQPFrames) abort the process on a failed allocation.
+        body.reserveCapacity(min(keep, Self.largestUpFrontReservation))
         var received = 0
         while received < size {
             try waitFrame(on: channel, &frame)

@@ -51,6 +51,38 @@ final class AMQPConnection {
         }
     }
 
+    /// Takes over `descriptor`, a connected stream socket whose peer speaks AMQP frames from the
+    /// first byte on (no handshake): the frame reader's tests and its fuzz target
+    /// (Fuzz/FuzzAMQPFrames) feed it bytes a broker could send. The connection owns and closes the
+    /// descriptor; its limits are those of a logged-in connection (frame_max 128 KiB, no heartbeat).
+    /// Nothing is written: the caller's stream starts after the handshake.
+    init(adoptingConnectedSocket descriptor: Int32) throws(AMQPError) {
+        guard let state = amqp_new_connection() else {
+            throw AMQPError(code: .library, message: "amqp_new_connection failed (out of memory)")
+        }
+        self.state = state
+        scratch = .allocate(capacity: 1)
+        init_amqp_pool(scratch, 4096)
+        buffersFrames = true
+        frameScratch = .allocate(byteCount: 2 * Int(Self.frameMax), alignment: 16)
+        guard let socket = amqp_tcp_socket_new(state) else {
+            Glibc.close(descriptor)
+            throw AMQPError(code: .library, message: "amqp_tcp_socket_new failed")
+        }
+        amqp_tcp_socket_set_sockfd(socket, descriptor)
+        // rabbitmq-c tunes only a connection at rest, which it is once it has read a frame: the
+        // protocol header a broker answers a client's with is that frame, fed in without the socket.
+        var protocolHeader: [UInt8] = Array("AMQP".utf8) + [0, 0, 9, 1]
+        var headerFrame = amqp_frame_t()
+        _ = protocolHeader.withUnsafeMutableBytes { bytes in
+            amqp_handle_input(state, amqp_bytes_t(len: bytes.count, bytes: bytes.baseAddress), &headerFrame)
+        }
+        let status = amqp_tune_connection(state, 0, Self.frameMax, 0)
+        guard status == AMQP_STATUS_OK.rawValue else {
+            throw AMQPError(code: .library, status: status, message: "amqp_tune_connection: \(Self.describe(status))")
+        }
+    }
+
     deinit {
         empty_amqp_pool(scratch)
         scratch.deallocate()
