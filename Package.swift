@@ -11,6 +11,7 @@ let package = Package(
         // For the libFuzzer targets in Fuzz/ (a separate package): the modules they drive, and
         // hiredis, whose reply reader FuzzRedisReply feeds directly.
         .library(name: "PushCore", targets: ["PushCore"]),
+        .library(name: "APNsCore", targets: ["APNsCore"]),
         .library(name: "AMQP", targets: ["AMQP"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
@@ -38,6 +39,9 @@ let package = Package(
         .systemLibrary(name: "CSystemShim"),
 
         .target(name: "PushCore", swiftSettings: strict),
+        // APNs' vocabulary (push types, reasons, the job's APNs fields and their rules): pure Swift,
+        // apart from PushCore so that the shared job model names no platform.
+        .target(name: "APNsCore", dependencies: ["PushCore"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
             "CRabbitMQ", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -53,12 +57,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
-            "HTTP2", "PushCore", "COpenSSL",
+            "HTTP2", "APNsCore", "PushCore", "COpenSSL",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
-            "PushCore",
+            "APNsCore", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -70,7 +74,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "PushCore", "CSystemShim",
+            "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "CSystemShim",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +91,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], swiftSettings: strict),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "StatusEndpoint", "Sandbox", "APNs", "Redis", "AMQP", "PushCore",
+            "Worker", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "Redis", "AMQP", "PushCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -96,13 +100,14 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], swiftSettings: strict),
 
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore"], swiftSettings: strict),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "PushCore", "COpenSSL", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
-            "Sandbox", "PushCore",
+            "Sandbox", "APNsCore", "PushCore",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
@@ -112,9 +117,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "Sandbox", "AMQP", "Redis", "APNs", "PushCore", "HTTP2",
+            "Worker", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),

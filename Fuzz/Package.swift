@@ -11,7 +11,7 @@
 import PackageDescription
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-    ("FuzzJobParser", [.product(name: "PushCore", package: "Pushworker")]),
+    ("FuzzJobParser", [.product(name: "PushCore", package: "Pushworker"), .product(name: "APNsCore", package: "Pushworker")]),
     ("FuzzJSONParser", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzJSONWriterRoundTrip", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzDeviceToken", [.product(name: "PushCore", package: "Pushworker")]),

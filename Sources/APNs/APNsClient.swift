@@ -1,5 +1,6 @@
 import HTTP2
 import Logging
+import APNsCore
 import PushCore
 
 /// Sends notifications for one app over a pool of HTTP/2 connections and turns every answer, or
@@ -46,7 +47,7 @@ public final class APNsClient: Sendable {
                 http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification, authorization: authorization))
             }
         } catch let problem as APNsRequestProblem {
-            completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(status: 400, reason: problem.reason)))
+            completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(apnsStatus: 400, reason: problem.reason)))
             return
         } catch {
             completion(APNsResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
@@ -88,7 +89,7 @@ public final class APNsClient: Sendable {
             timestamp = object["timestamp"]?.exactInteger
         }
         return APNsResult(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID,
-                          outcome: DeliveryOutcome(status: response.status, reason: reason))
+                          outcome: DeliveryOutcome(apnsStatus: response.status, reason: reason))
     }
 
     static func result(from error: HTTP2Error) -> APNsResult {

@@ -1,4 +1,5 @@
 import HTTP2
+import APNsCore
 import PushCore
 import NIOConcurrencyHelpers
 

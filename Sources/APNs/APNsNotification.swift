@@ -1,3 +1,4 @@
+import APNsCore
 import PushCore
 
 /// One notification for one device, ready to become an HTTP/2 request.

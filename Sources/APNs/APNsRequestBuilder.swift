@@ -1,4 +1,5 @@
 import HTTP2
+import APNsCore
 import PushCore
 
 /// Turns a notification into the HTTP/2 request APNs expects (PROTOCOLS.md §1.2). Per-request

@@ -7,7 +7,7 @@ extension JobParser {
     static let maxQuotedBytes = 40
 
     /// Rejects U+0000–U+001F and U+007F, naming the first one and its byte offset (from 0).
-    static func rejectControlCharacters(in text: String, field: @autoclosure () -> String) throws(JobRejection) {
+    public static func rejectControlCharacters(in text: String, field: @autoclosure () -> String) throws(JobRejection) {
         // Control characters are ASCII; every byte of a multi-byte UTF-8 sequence is ≥ 0x80.
         var offset = 0
         for byte in text.utf8 {
@@ -18,16 +18,16 @@ extension JobParser {
         }
     }
 
-    static func unknownField(_ key: String) -> JobRejection {
+    func unknownField(_ key: String) -> JobRejection {
         let known = "known: \(fieldOrder.sorted().joined(separator: ", ")); prefix your own fields with x-"
         let size = key.utf8.count
-        guard size > maxShownNameBytes else { return JobRejection(field: shown(key, maxBytes: maxShownNameBytes), "unknown field (\(known))") }
-        return JobRejection(field: shown(key, maxBytes: maxShownNameBytes),
-                            "unknown field (its name is \(size) bytes, shown cut to \(maxShownNameBytes); \(known))")
+        let name = Self.shown(key, maxBytes: Self.maxShownNameBytes)
+        guard size > Self.maxShownNameBytes else { return JobRejection(field: name, "unknown field (\(known))") }
+        return JobRejection(field: name, "unknown field (its name is \(size) bytes, shown cut to \(Self.maxShownNameBytes); \(known))")
     }
 
     /// A value for an error message; strings are quoted and cut like `shown`.
-    static func rendered(_ value: JSONValue) -> String {
+    public static func rendered(_ value: JSONValue) -> String {
         guard case let .string(text) = value else { return value.rendered }
         return "\"\(shown(text, maxBytes: maxQuotedBytes))\""
     }

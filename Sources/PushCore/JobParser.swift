@@ -1,19 +1,23 @@
-/// Reads a job message body (DESIGN.md "The job") into a `PushJob`, checking every field.
+/// Reads a job message body (DESIGN.md "The job") into a `PushJob`, checking every field. The
+/// fields every job has are read here; the platform's own ones by its `PlatformJobRules`.
 public struct JobParser: Sendable {
-    /// Fields the contract defines; anything else is most likely a typo the publisher wants to hear about.
-    static let fieldOrder: [String] = [
-        "id", "app", "tokens", "groups", "push_type", "priority", "expiration", "collapse_id", "topic",
-        "payload", "attempts", "chunk",
-    ]
+    /// The fields of every job, whatever its platform.
+    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "expiration", "payload", "attempts", "chunk"]
     public static let maxIDLength = 200
     public static let maxAppLength = 64
-    public static let maxCollapseIDLength = 64
-    public static let maxTopicLength = 255
     public static let maxGroupNameLength = 255
     /// Groups one job may name: each is a Redis round trip, and thousands are a publisher's mistake.
     public static let maxGroups = 1000
 
-    public init() {}
+    public let rules: any PlatformJobRules
+    /// Every field a job may have (anything else is most likely a typo the publisher wants to hear
+    /// about): the shared ones, then the platform's.
+    let fieldOrder: [String]
+
+    public init(rules: any PlatformJobRules) {
+        self.rules = rules
+        fieldOrder = Self.sharedFields + rules.fieldNames
+    }
 
     /// - Parameters:
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
@@ -29,15 +33,15 @@ public struct JobParser: Sendable {
         }
         let object: JobFields
         switch document {
-        case let .members(members): object = JobFields(members)
+        case let .members(members): object = JobFields(members, fieldOrder: fieldOrder)
         case let .value(value): throw JobRejection(field: nil, "the message must be a JSON object, got \(value.typeName)")
         }
         if let key = object.firstUnknownKey {
-            throw Self.unknownField(key)
+            throw unknownField(key)
         }
 
-        let id = try string(object, "id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
-        let app = try string(object, "app", maxBytes: Self.maxAppLength) ?? "default"
+        let id = try object.string("id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
+        let app = try object.string("app", maxBytes: Self.maxAppLength) ?? "default"
         guard !app.isEmpty, app.utf8.allSatisfy(Self.isNameByte) else {
             throw JobRejection(field: "app", "must be 1–\(Self.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
         }
@@ -48,41 +52,23 @@ public struct JobParser: Sendable {
         }
 
         guard let payloadValue = object["payload"] else {
-            throw JobRejection(field: "payload", "is required: the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}")
+            throw JobRejection(field: "payload", "is required: \(rules.payloadDescription)")
         }
         guard case let .object(payload) = payloadValue else {
             throw JobRejection(field: "payload", "must be a JSON object, got \(payloadValue.typeName)")
-        }
-        let pushType = try parsePushType(object["push_type"], payload: payload)
-        if pushType != .mdm {
-            guard let aps = payload["aps"] else {
-                throw JobRejection(field: "payload.aps", "is required for \(pushType.rawValue) pushes (APNs reads the aps dictionary)")
-            }
-            guard case .object = aps else {
-                throw JobRejection(field: "payload.aps", "must be a JSON object, got \(aps.typeName)")
-            }
         }
         guard let payloadRange = json.recordedRange else {
             throw JobRejection(field: "payload", "cannot be read")
         }
         let payloadBytes = RawJSON.compact(body[payloadRange])
-        guard payloadBytes.count <= pushType.maxPayloadBytes else {
-            throw JobRejection(field: "payload", "is \(payloadBytes.count) bytes; APNs allows at most \(pushType.maxPayloadBytes) bytes for \(pushType.rawValue) pushes")
-        }
+        let options = try rules.options(from: object, payload: payload, payloadByteCount: payloadBytes.count)
 
-        let priority = try parsePriority(object["priority"], pushType: pushType)
         let expiration = try parseExpiration(object["expiration"], now: now)
-        let collapseID = try string(object, "collapse_id", maxBytes: Self.maxCollapseIDLength)
-        let topic = try string(object, "topic", maxBytes: Self.maxTopicLength)
-        if let topic, topic.isEmpty || topic.contains(" ") {
-            throw JobRejection(field: "topic", "must be a bundle ID such as com.example.app (no spaces)")
-        }
-        let attempts = try integer(object, "attempts", range: 0...1000) ?? 0
-        let chunk = try integer(object, "chunk", range: 0...Int(Int32.max))
+        let attempts = try object.integer("attempts", range: 0...1000) ?? 0
+        let chunk = try object.integer("chunk", range: 0...Int(Int32.max))
 
-        return PushJob(id: id, app: app, tokens: tokens, groups: groups, pushType: pushType, priority: priority,
-                       expiration: expiration, collapseID: collapseID, topic: topic, payload: payloadBytes,
-                       attempts: attempts, chunk: chunk)
+        return PushJob(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration, options: options,
+                       payload: payloadBytes, attempts: attempts, chunk: chunk)
     }
 
     private func parseTokens(_ value: JSONValue?) throws(JobRejection) -> [DeviceToken] {
@@ -137,33 +123,6 @@ public struct JobParser: Sendable {
         return groups
     }
 
-    private func parsePushType(_ value: JSONValue?, payload: [String: JSONValue]) throws(JobRejection) -> APNsPushType {
-        guard let value, value != .null else {
-            // DESIGN.md: background when aps carries nothing but content-available.
-            if case let .object(aps)? = payload["aps"], aps.count == 1, aps["content-available"] != nil { return .background }
-            return .alert
-        }
-        guard case let .string(text) = value else {
-            throw JobRejection(field: "push_type", "must be a string, got \(value.typeName)")
-        }
-        try Self.rejectControlCharacters(in: text, field: "push_type")
-        guard let type = APNsPushType(rawValue: text) else {
-            throw JobRejection(field: "push_type", "unknown push type \(Self.rendered(value)) (one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")))")
-        }
-        return type
-    }
-
-    private func parsePriority(_ value: JSONValue?, pushType: APNsPushType) throws(JobRejection) -> Int {
-        guard let value, value != .null else { return pushType == .background ? 5 : 10 }
-        guard let number = value.exactInteger, [1, 5, 10].contains(number) else {
-            throw JobRejection(field: "priority", "must be 10, 5 or 1, got \(Self.rendered(value))")
-        }
-        if pushType == .background, number == 10 {
-            throw JobRejection(field: "priority", "background pushes must use priority 5 or 1 (APNs rejects 10)")
-        }
-        return number
-    }
-
     private func parseExpiration(_ value: JSONValue?, now: Int) throws(JobRejection) -> Int {
         guard let value, value != .null else { return 0 }
         if case let .string(text) = value {
@@ -178,26 +137,6 @@ public struct JobParser: Sendable {
         return seconds
     }
 
-    private func string(_ object: JobFields, _ key: String, maxBytes: Int) throws(JobRejection) -> String? {
-        guard let value = object[key], value != .null else { return nil }
-        guard case let .string(text) = value else {
-            throw JobRejection(field: key, "must be a string, got \(value.typeName)")
-        }
-        guard text.utf8.count <= maxBytes else {
-            throw JobRejection(field: key, "is \(text.utf8.count) bytes; at most \(maxBytes) allowed")
-        }
-        try Self.rejectControlCharacters(in: text, field: key)
-        return text
-    }
-
-    private func integer(_ object: JobFields, _ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
-        guard let value = object[key], value != .null else { return nil }
-        guard let number = value.exactInteger, range.contains(number) else {
-            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(Self.rendered(value))")
-        }
-        return number
-    }
-
     private static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -208,15 +147,19 @@ public struct JobParser: Sendable {
     }
 }
 
-/// A job's top-level members by name. The last of a repeated member counts, as with a dictionary.
-struct JobFields {
-    private var known: [JSONValue?] = Array(repeating: nil, count: JobParser.fieldOrder.count)
+/// A job's top-level members by name, and the readers every field goes through. The last of a
+/// repeated member counts, as with a dictionary.
+public struct JobFields {
+    private let fieldOrder: [String]
+    private var known: [JSONValue?]
     /// The alphabetically first member that is neither known nor `x-`: errors name the same one every time.
     private(set) var firstUnknownKey: String?
 
-    init(_ members: [(key: String, value: JSONValue)]) {
+    init(_ members: [(key: String, value: JSONValue)], fieldOrder: [String]) {
+        self.fieldOrder = fieldOrder
+        known = Array(repeating: nil, count: fieldOrder.count)
         for (key, value) in members {
-            if let slot = JobParser.fieldOrder.firstIndex(of: key) {
+            if let slot = fieldOrder.firstIndex(of: key) {
                 known[slot] = value
             } else if !key.hasPrefix("x-"), firstUnknownKey.map({ key < $0 }) ?? true {
                 firstUnknownKey = key
@@ -224,8 +167,30 @@ struct JobFields {
         }
     }
 
-    subscript(_ key: String) -> JSONValue? {
-        guard let slot = JobParser.fieldOrder.firstIndex(of: key) else { return nil }
+    public subscript(_ key: String) -> JSONValue? {
+        guard let slot = fieldOrder.firstIndex(of: key) else { return nil }
         return known[slot]
+    }
+
+    /// A string member of at most `maxBytes` bytes without control characters; nil when absent or null.
+    public func string(_ key: String, maxBytes: Int) throws(JobRejection) -> String? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case let .string(text) = value else {
+            throw JobRejection(field: key, "must be a string, got \(value.typeName)")
+        }
+        guard text.utf8.count <= maxBytes else {
+            throw JobRejection(field: key, "is \(text.utf8.count) bytes; at most \(maxBytes) allowed")
+        }
+        try JobParser.rejectControlCharacters(in: text, field: key)
+        return text
+    }
+
+    /// An integer member in `range` (JSON 1.0 counts, "1" and true do not); nil when absent or null.
+    public func integer(_ key: String, range: ClosedRange<Int>) throws(JobRejection) -> Int? {
+        guard let value = self[key], value != .null else { return nil }
+        guard let number = value.exactInteger, range.contains(number) else {
+            throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(JobParser.rendered(value))")
+        }
+        return number
     }
 }

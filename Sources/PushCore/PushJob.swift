@@ -4,34 +4,46 @@ public struct PushJob: Sendable, Hashable {
     public var app: String
     public var tokens: [DeviceToken]
     public var groups: [String]
-    public var pushType: APNsPushType
-    public var priority: Int
-    /// Absolute UNIX seconds; 0 means "one attempt, not stored by APNs".
+    /// Absolute UNIX seconds; 0 means "one attempt, not stored by the platform".
     public var expiration: Int
-    public var collapseID: String?
-    public var topic: String?
-    /// The APNs body, serialised once per job.
+    /// The platform's own fields (APNs: APNsCore's `APNsJobOptions`, read through `job.apns`).
+    public var options: any PlatformOptions
+    /// The body the platform receives, serialised once per job.
     public var payload: [UInt8]
     /// Tries already made for these devices (0 for a fresh job).
     public var attempts: Int
     /// Set on the jobs a large fan-out was split into.
     public var chunk: Int?
 
-    public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [],
-                pushType: APNsPushType = .alert, priority: Int = 10, expiration: Int = 0,
-                collapseID: String? = nil, topic: String? = nil, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
+    public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], expiration: Int = 0,
+                options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
         self.id = id
         self.app = app
         self.tokens = tokens
         self.groups = groups
-        self.pushType = pushType
-        self.priority = priority
         self.expiration = expiration
-        self.collapseID = collapseID
-        self.topic = topic
+        self.options = options
         self.payload = payload
         self.attempts = attempts
         self.chunk = chunk
+    }
+
+    public static func == (lhs: PushJob, rhs: PushJob) -> Bool {
+        lhs.id == rhs.id && lhs.app == rhs.app && lhs.tokens == rhs.tokens && lhs.groups == rhs.groups
+            && lhs.expiration == rhs.expiration && lhs.options.isEqual(to: rhs.options) && lhs.payload == rhs.payload
+            && lhs.attempts == rhs.attempts && lhs.chunk == rhs.chunk
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(app)
+        hasher.combine(tokens)
+        hasher.combine(groups)
+        hasher.combine(expiration)
+        options.hash(into: &hasher)
+        hasher.combine(payload)
+        hasher.combine(attempts)
+        hasher.combine(chunk)
     }
 
     /// The same notification for other devices: used for chunks of a fan-out and for retries.
@@ -52,11 +64,8 @@ public struct PushJob: Sendable, Hashable {
         writer.field("app", app)
         writer.field("tokens", strings: tokens.map(\.given))
         if !groups.isEmpty { writer.field("groups", strings: groups) }
-        writer.field("push_type", pushType.rawValue)
-        writer.field("priority", priority)
+        options.write(into: &writer)
         writer.field("expiration", expiration)
-        if let collapseID { writer.field("collapse_id", collapseID) }
-        if let topic { writer.field("topic", topic) }
         if attempts > 0 { writer.field("attempts", attempts) }
         if let chunk { writer.field("chunk", chunk) }
         writer.field("payload", rawJSON: payload)

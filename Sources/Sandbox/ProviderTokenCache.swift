@@ -1,3 +1,4 @@
+import APNsCore
 import PushCore
 
 /// One connection's provider-token state. The verified token is cached so the hot path compares a

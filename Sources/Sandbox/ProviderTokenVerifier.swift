@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import APNsCore
 import PushCore
 
 /// A provider token whose signature, key and issuer checked out.

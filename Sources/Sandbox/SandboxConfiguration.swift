@@ -1,4 +1,5 @@
 import NIOCore
+import APNsCore
 import PushCore
 
 /// An ES256 (P-256) provider-token key the sandbox accepts, as APNs knows a developer account's keys.
@@ -39,9 +40,9 @@ public struct SandboxRule: Sendable, Codable, Hashable {
         self.times = times
     }
 
-    /// A rule answering with an APNs reason and the status APNs pairs with it.
+    /// A rule answering with an APNs reason and the status APNs pairs with it (400 for `.unknown`).
     public init(token: String? = nil, tokenPrefix: String? = nil, reason: APNsReason, times: Int? = nil) {
-        self.init(token: token, tokenPrefix: tokenPrefix, status: reason.status, reason: reason.rawValue, times: times)
+        self.init(token: token, tokenPrefix: tokenPrefix, status: reason.status ?? 400, reason: reason.rawValue, times: times)
     }
 
     func matches(token candidate: String) -> Bool {

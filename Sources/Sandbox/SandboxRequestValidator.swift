@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP2
+import APNsCore
 import PushCore
 
 /// How the TLS client identified itself.
@@ -47,7 +48,7 @@ struct SandboxRequestValidator {
             draft.apnsID = uuids.next()
         }
         func reject(_ reason: APNsReason) -> Outcome {
-            draft.status = reason.status
+            draft.status = reason.status ?? 400
             draft.reason = reason.rawValue
             return outcome
         }

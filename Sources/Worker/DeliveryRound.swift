@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import PushCore
 import NIOConcurrencyHelpers
 
@@ -25,9 +26,10 @@ enum DeliveryRound {
     private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]?,
                                 with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
                                 completion: @escaping @Sendable ([APNsResult]) -> Void) {
+        let options = job.apns
         func notification(_ index: Int) -> APNsNotification {
-            APNsNotification(token: devices[index], topic: job.topic, pushType: job.pushType, priority: job.priority,
-                             expiration: job.expiration, collapseID: job.collapseID,
+            APNsNotification(token: devices[index], topic: options.topic, pushType: options.pushType, priority: options.priority,
+                             expiration: job.expiration, collapseID: options.collapseID,
                              apnsID: ids.id(at: positions?[index] ?? index), payload: job.payload)
         }
         switch devices.count {

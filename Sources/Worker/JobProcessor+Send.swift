@@ -1,5 +1,6 @@
 import AMQP
 import APNs
+import APNsCore
 import PushCore
 
 /// The task path's stages after the plan: reject, expand, expire or send, then one tally.
@@ -48,32 +49,21 @@ extension JobProcessor {
                started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
         settlement.sent(with: ids)
-        settlement.record(devices, breakers[settlement.job.app]!.screen(results, jobTopic: settlement.job.topic != nil),
+        settlement.record(devices, breakers[settlement.job.app]!.screen(results, jobTopic: settlement.job.apns.topic != nil),
                           retry: configuration.retry)
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
     }
 
-    static func asksForNewCredentials(_ result: APNsResult) -> Bool {
-        if case .refreshCredentials = result.outcome { true } else { false }
-    }
-
-    /// ExpiredProviderToken: mint a new JWT (if APNs' 20-minute rule allows) and resend those
-    /// devices once, each with the apns-id it had.
+    /// ExpiredProviderToken: the APNs client renews the JWT and the devices go out once more,
+    /// through the same round (and devices-in-flight budget) as the first time.
     func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: APNsIDRange, results: inout [APNsResult],
                                    client: APNsClient, log: JobLog) async {
-        let stale = results.indices.filter { Self.asksForNewCredentials(results[$0]) }
-        guard !stale.isEmpty, let provider = client.tokenProvider else { return }
-        let refreshed = (try? provider.refreshAfterRejection()) ?? false
-        guard refreshed else {
-            for index in stale { results[index].outcome = .credentialsProblem(reason: results[index].reason ?? "ExpiredProviderToken") }
-            return
+        let resent = await client.renewProviderTokenAndResend(&results) { stale in
+            await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
+                                     budget: devicesInFlight, deliveredAt: .now, latency: status.latency)
         }
-        log.logger.notice("APNs said the provider token expired; minted a new one and resending", metadata: [LogKeys.devices: "\(stale.count)"])
-        let again = await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
-                                             budget: devicesInFlight, deliveredAt: .now, latency: status.latency)
-        for (index, result) in zip(stale, again) {
-            results[index] = result
-            if Self.asksForNewCredentials(result) { results[index].outcome = .credentialsProblem(reason: result.reason ?? "ExpiredProviderToken") }
+        if resent > 0 {
+            log.logger.notice("APNs said the provider token expired; minted a new one and resent", metadata: [LogKeys.devices: "\(resent)"])
         }
     }
 

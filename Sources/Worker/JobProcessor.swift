@@ -1,6 +1,7 @@
 import AMQP
 import APNs
 import Logging
+import APNsCore
 import PushCore
 import Redis
 
@@ -28,7 +29,7 @@ final class JobProcessor: Sendable {
     /// Per app: answers that mean its configuration is wrong, not its devices.
     let breakers: [String: ConfigurationBreaker]
     let logger: Logger
-    let parser = JobParser()
+    let parser = JobParser.apns
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 
@@ -86,7 +87,7 @@ final class JobProcessor: Sendable {
                 tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
                 settle(delivery, settlement, log: log) { _ in settled() }
             }
-            guard results.contains(where: Self.asksForNewCredentials) else { return finish(results) }
+            guard results.contains(where: APNsClient.asksForNewCredentials) else { return finish(results) }
             run(orElse: settled) { [self] in
                 var results = results
                 await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client, log: log)

@@ -52,10 +52,16 @@ enum Broker {
         _ = try rabbitmqctl(["close_connection", String(pid), "test"])
     }
 
+    /// The node ops/services.sh starts for the broker's port (one name per port, so two can run).
+    static var nodeName: String {
+        let port = URLComponents(string: url)?.port ?? 5672
+        return port == 5672 ? "pushworker@localhost" : "pushworker-\(port)@localhost"
+    }
+
     static func rabbitmqctl(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/lib/rabbitmq/bin/rabbitmqctl")
-        process.arguments = ["-n", "pushworker@localhost"] + arguments
+        process.arguments = ["-n", nodeName] + arguments
         var environment = ProcessInfo.processInfo.environment
         // The node's Erlang cookie lives here (see ops/services.sh).
         environment["HOME"] = environment["PUSHWORKER_SERVICES_DIR"].map { $0 + "/rabbitmq" } ?? "/tmp/pushworker-services/rabbitmq"

@@ -1,4 +1,5 @@
 @testable import HTTP2
+import APNsCore
 import PushCore
 import Testing
 @testable import APNs

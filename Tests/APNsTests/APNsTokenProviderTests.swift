@@ -1,5 +1,7 @@
+import APNsCore
 import COpenSSL
 import Foundation
+import Logging
 import PushCore
 import Testing
 import NIOConcurrencyHelpers
@@ -191,5 +193,46 @@ struct APNsTokenProviderKeyFileTests {
             return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
         }
         #expect(refreshed == 1)
+    }
+}
+
+/// `APNsClient.renewProviderTokenAndResend`: what the worker does with ExpiredProviderToken answers.
+@Suite struct ProviderTokenRenewalTests {
+    static func result(_ status: Int, _ reason: String?) -> APNsResult {
+        APNsResult(status: status, reason: reason, outcome: DeliveryOutcome(apnsStatus: status, reason: reason))
+    }
+
+    @Test func expiredTokensAreResentOnceAfterTwentyMinutesAndOtherwiseWaitAsACredentialsProblem() async throws {
+        let key = try APNsTokenProviderTests.makeKey()
+        let time = APNsTokenRefreshTests.ManualClock()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clock: time.clock)
+        let client = try APNsClient(configuration: APNsConfiguration(url: "https://127.0.0.1:9", credentials: .token(provider), topic: "com.example.app"),
+                                    logger: Logger(label: "test"))
+        _ = try provider.authorizationHeader()
+        let expired = Self.result(403, "ExpiredProviderToken")
+
+        // Minted a moment ago: APNs' 20-minute rule forbids a new one, so nothing is resent.
+        var results = [Self.result(200, nil), expired, expired]
+        var resent = await client.renewProviderTokenAndResend(&results) { _ in
+            Issue.record("resent although no new token could be minted"); return []
+        }
+        #expect(resent == 0)
+        #expect(results.map(\.outcome) == [.sent, .credentialsProblem(reason: "ExpiredProviderToken"), .credentialsProblem(reason: "ExpiredProviderToken")])
+
+        // Twenty minutes on: the two stale devices go out once more, and their answers take their places.
+        time.advance(by: .seconds(20 * 60))
+        results = [Self.result(200, nil), expired, expired]
+        resent = await client.renewProviderTokenAndResend(&results) { indices in
+            #expect(indices == [1, 2])
+            return [Self.result(200, nil), expired]
+        }
+        #expect(resent == 2)
+        #expect(results.map(\.outcome) == [.sent, .sent, .credentialsProblem(reason: "ExpiredProviderToken")])
+
+        // Nothing expired: no renewal, no resend.
+        results = [Self.result(410, "Unregistered")]
+        resent = await client.renewProviderTokenAndResend(&results) { _ in Issue.record("resent without a cause"); return [] }
+        #expect(resent == 0 && results[0].outcome == .tokenInvalid(reason: "Unregistered"))
+        await client.shutdown()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import APNsCore
 import PushCore
 import Sandbox
 import Testing

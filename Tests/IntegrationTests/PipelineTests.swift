@@ -1,6 +1,7 @@
 import AMQP
 import APNs
 import Foundation
+import APNsCore
 import PushCore
 import Sandbox
 import Testing
@@ -202,7 +203,7 @@ struct PipelineTests {
             #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 1)
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let waiting = try #require(try await fixture.control.get(queue: fixture.jobQueue))
-            let job = try JobParser().parse(waiting.body, messageID: nil, now: 0, makeID: { "x" })
+            let job = try JobParser.apns.parse(waiting.body, messageID: nil, now: 0, makeID: { "x" })
             #expect(Set(job.tokens.map(\.hex)) == Set(tokens))
             #expect(job.attempts == 0)
             #expect(fixture.sandbox.received().allSatisfy { $0.status == 403 })

@@ -52,7 +52,7 @@ struct JobFieldHygieneTests {
         let topic = String(repeating: "t", count: 255)
         let group = String(repeating: "g", count: 255)
         let job = try parseJob(jobBody(["topic": #""\#(topic)""#, "groups": groupList([group])]))
-        #expect(job.topic == topic)
+        #expect(job.apns.topic == topic)
         #expect(job.groups == [group])
         let names = (0..<JobParser.maxGroups).map { "g\($0)" }
         #expect(try parseJob(jobBody(["groups": groupList(names)])).groups == names)
@@ -61,7 +61,7 @@ struct JobFieldHygieneTests {
     @Test("non-control characters pass: spaces in collapse_id, non-ASCII, U+0080 and U+2028")
     func printableIsFine() throws {
         let job = try parseJob(jobBody(["collapse_id": #""a b é \u0080 \u2028""#, "id": #""job 1""#]))
-        #expect(job.collapseID == "a b é \u{80} \u{2028}")
+        #expect(job.apns.collapseID == "a b é \u{80} \u{2028}")
         #expect(job.id == "job 1")
     }
 
@@ -94,7 +94,7 @@ struct JobFieldHygieneTests {
     @Test("an unknown name of 64 bytes is named whole; control characters in it are shown escaped")
     func unknownKeyShort() {
         let key = String(repeating: "u", count: 64)
-        #expect(throws: JobRejection(field: key, JobParser.unknownField(key).problem)) { try parseJob(jobBody([key: "1"])) }
+        #expect(throws: JobRejection(field: key, JobParser.apns.unknownField(key).problem)) { try parseJob(jobBody([key: "1"])) }
         let rejection = #expect(throws: JobRejection.self) { try parseJob(jobBody([#"a\nb\u0000"#: "1"])) }
         #expect(rejection?.field == #"a\u000Ab\u0000"#)
     }

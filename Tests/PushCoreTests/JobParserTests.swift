@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import APNsCore
 @testable import PushCore
 
 @Suite("JobParser: valid jobs")
@@ -17,11 +18,11 @@ struct JobParserValidTests {
         #expect(job.app == "shop.eu_1-b")
         #expect(job.tokens.map(\.hex) == [Tok.a, Tok.c])
         #expect(job.groups == ["news", "beta"])
-        #expect(job.pushType == .voip)
-        #expect(job.priority == 5)
+        #expect(job.apns.pushType == .voip)
+        #expect(job.apns.priority == 5)
         #expect(job.expiration == 1_900_000_000)
-        #expect(job.collapseID == "score")
-        #expect(job.topic == "com.example.app.voip")
+        #expect(job.apns.collapseID == "score")
+        #expect(job.apns.topic == "com.example.app.voip")
         #expect(text(job.payload) == #"{"aps":{"alert":"Hello"}}"#)
         #expect(job.attempts == 2)
         #expect(job.chunk == 3)
@@ -33,11 +34,11 @@ struct JobParserValidTests {
         #expect(job.id == "amqp-7")
         #expect(job.app == "default")
         #expect(job.groups.isEmpty)
-        #expect(job.pushType == .alert)
-        #expect(job.priority == 10)
+        #expect(job.apns.pushType == .alert)
+        #expect(job.apns.priority == 10)
         #expect(job.expiration == 0)
-        #expect(job.collapseID == nil)
-        #expect(job.topic == nil)
+        #expect(job.apns.collapseID == nil)
+        #expect(job.apns.topic == nil)
         #expect(job.attempts == 0)
         #expect(job.chunk == nil)
     }
@@ -47,36 +48,36 @@ struct JobParserValidTests {
         let job = try parseJob(jobBody(["app": "null", "push_type": "null", "priority": "null", "expiration": "null",
                                         "collapse_id": "null", "topic": "null", "groups": "null"]))
         #expect(job.app == "default")
-        #expect(job.pushType == .alert)
-        #expect(job.priority == 10)
+        #expect(job.apns.pushType == .alert)
+        #expect(job.apns.priority == 10)
         #expect(job.expiration == 0)
-        #expect(job.collapseID == nil && job.topic == nil && job.groups.isEmpty)
+        #expect(job.apns.collapseID == nil && job.apns.topic == nil && job.groups.isEmpty)
     }
 
     @Test("background is inferred when aps has only content-available, and priority then defaults to 5")
     func backgroundInferred() throws {
         let job = try parseJob(jobBody(["payload": #"{"aps":{"content-available":1},"data":{"k":"v"}}"#]))
-        #expect(job.pushType == .background)
-        #expect(job.priority == 5)
+        #expect(job.apns.pushType == .background)
+        #expect(job.apns.priority == 5)
     }
 
     @Test("content-available next to an alert stays an alert push with priority 10")
     func contentAvailableWithAlert() throws {
         let job = try parseJob(jobBody(["payload": #"{"aps":{"content-available":1,"alert":"Hi"}}"#]))
-        #expect(job.pushType == .alert)
-        #expect(job.priority == 10)
+        #expect(job.apns.pushType == .alert)
+        #expect(job.apns.priority == 10)
     }
 
     @Test("explicit background push type defaults to priority 5")
     func explicitBackground() throws {
-        #expect(try parseJob(jobBody(["push_type": #""background""#])).priority == 5)
-        #expect(try parseJob(jobBody(["push_type": #""background""#, "priority": "5"])).priority == 5)
+        #expect(try parseJob(jobBody(["push_type": #""background""#])).apns.priority == 5)
+        #expect(try parseJob(jobBody(["push_type": #""background""#, "priority": "5"])).apns.priority == 5)
     }
 
     // Priority 1: see ZeroAndOneTests.
     @Test("priority 5 and 10 are accepted for alerts", arguments: [5, 10])
     func priorities(_ priority: Int) throws {
-        #expect(try parseJob(jobBody(["priority": "\(priority)"])).priority == priority)
+        #expect(try parseJob(jobBody(["priority": "\(priority)"])).apns.priority == priority)
     }
 
     @Test("id falls back to the AMQP message id, then to makeID()")
@@ -149,7 +150,7 @@ struct JobParserValidTests {
     @Test("an MDM push needs no aps dictionary")
     func mdmWithoutAps() throws {
         let job = try parseJob(jobBody(["push_type": #""mdm""#, "payload": #"{"mdm":"8D2E0E0C-1B6A-4E2F"}"#]))
-        #expect(job.pushType == .mdm)
+        #expect(job.apns.pushType == .mdm)
         #expect(text(job.payload) == #"{"mdm":"8D2E0E0C-1B6A-4E2F"}"#)
     }
 
@@ -170,7 +171,7 @@ struct JobParserValidTests {
         let app = String(repeating: "a", count: 64)
         let job = try parseJob(jobBody(["id": #""\#(id)""#, "collapse_id": #""\#(collapse)""#, "app": #""\#(app)""#]))
         #expect(job.id == id)
-        #expect(job.collapseID == collapse)
+        #expect(job.apns.collapseID == collapse)
         #expect(job.app == app)
     }
 
@@ -396,8 +397,8 @@ struct ZeroOrOne: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let all: [ZeroOrOne] = [
-        ZeroOrOne(name: "priority 1", overrides: ["priority": "1"]) { $0.priority == 1 },
-        ZeroOrOne(name: "priority 1, background", overrides: ["push_type": #""background""#, "priority": "1"]) { $0.priority == 1 },
+        ZeroOrOne(name: "priority 1", overrides: ["priority": "1"]) { $0.apns.priority == 1 },
+        ZeroOrOne(name: "priority 1, background", overrides: ["push_type": #""background""#, "priority": "1"]) { $0.apns.priority == 1 },
         ZeroOrOne(name: "expiration 0", overrides: ["expiration": "0"]) { $0.expiration == 0 },
         ZeroOrOne(name: "expiration 1", overrides: ["expiration": "1"]) { $0.expiration == 1 },
         ZeroOrOne(name: "expiration 1.0", overrides: ["expiration": "1.0"]) { $0.expiration == 1 },

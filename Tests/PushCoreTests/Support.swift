@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import APNsCore
 @testable import PushCore
 
 /// Device tokens used throughout the tests (lowercase hex).
@@ -23,7 +24,7 @@ func parseJob(_ body: String, messageID: String? = nil, now: Int = Fixed.now) th
 }
 
 func parseJob(_ body: [UInt8], messageID: String? = nil, now: Int = Fixed.now) throws(JobRejection) -> PushJob {
-    try JobParser().parse(body, messageID: messageID, now: now, makeID: { Fixed.generatedID })
+    try JobParser.apns.parse(body, messageID: messageID, now: now, makeID: { Fixed.generatedID })
 }
 
 /// A job body built from raw JSON fragments: a minimal valid job, with fields replaced or removed.

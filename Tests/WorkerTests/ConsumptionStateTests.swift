@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import PushCore
 import Testing
 @testable import Worker
@@ -70,7 +71,7 @@ struct BodyBytesInFlightTests {
 @Suite("Configuration breaker")
 struct ConfigurationBreakerTests {
     private func answers(_ count: Int, status: Int, reason: String?) -> [APNsResult] {
-        Array(repeating: APNsResult(status: status, reason: reason, outcome: DeliveryOutcome(status: status, reason: reason)), count: count)
+        Array(repeating: APNsResult(status: status, reason: reason, outcome: DeliveryOutcome(apnsStatus: status, reason: reason)), count: count)
     }
 
     private func isHeld(_ result: APNsResult) -> Bool {

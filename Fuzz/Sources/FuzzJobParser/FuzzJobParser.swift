@@ -2,6 +2,7 @@
 // a rejection whose description (it goes into job.rejected and the dead-letter headers) is 4 KiB
 // or longer. An accepted job must satisfy what the rest of the worker assumes of it, and survive
 // being re-published (`PushJob.encoded()`, how chunks and retries go back to the queue).
+import APNsCore
 import PushCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -9,7 +10,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let body = Array(UnsafeBufferPointer(start: data, count: size))
     let job: PushJob
     do {
-        job = try JobParser().parse(body, messageID: "fuzz-message", now: 1_700_000_000, makeID: { "generated" })
+        job = try JobParser.apns.parse(body, messageID: "fuzz-message", now: 1_700_000_000, makeID: { "generated" })
     } catch {
         let length = error.description.utf8.count
         precondition(length < 4096, "a rejection's description is \(length) bytes (field: \(error.field?.utf8.count ?? 0) bytes)")
@@ -17,8 +18,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     precondition(!job.id.isEmpty && job.id.utf8.count <= JobParser.maxIDLength, "accepted id of \(job.id.utf8.count) bytes")
     precondition(!job.tokens.isEmpty || !job.groups.isEmpty, "accepted a job with no devices")
-    precondition([1, 5, 10].contains(job.priority), "accepted priority \(job.priority)")
-    precondition(job.payload.count <= job.pushType.maxPayloadBytes, "accepted a \(job.payload.count)-byte payload")
+    precondition([1, 5, 10].contains(job.apns.priority), "accepted priority \(job.apns.priority)")
+    precondition(job.payload.count <= job.apns.pushType.maxPayloadBytes, "accepted a \(job.payload.count)-byte payload")
     guard case .object = try? JSONValue.parse(job.payload) else {
         preconditionFailure("the accepted payload is not a JSON object")
     }
@@ -29,7 +30,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         precondition(hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "accepted a token that is not lowercase hex")
     }
     precondition(job.groups.count <= JobParser.maxGroups, "accepted \(job.groups.count) groups")
-    for text in [job.id, job.app, job.topic ?? "", job.collapseID ?? "", job.pushType.rawValue] + job.groups {
+    for text in [job.id, job.app, job.apns.topic ?? "", job.apns.collapseID ?? "", job.apns.pushType.rawValue] + job.groups {
         precondition(!text.utf8.contains { $0 < 0x20 || $0 == 0x7f }, "accepted a field with a control character")
     }
 
@@ -37,7 +38,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // job must come back (at another time, under another message id), tokens spelled as given.
     let again: PushJob
     do {
-        again = try JobParser().parse(job.encoded(), messageID: "other-message", now: 1_800_000_000, makeID: { "other" })
+        again = try JobParser.apns.parse(job.encoded(), messageID: "other-message", now: 1_800_000_000, makeID: { "other" })
     } catch {
         preconditionFailure("the re-published job is rejected: \(error)")
     }

@@ -1,5 +1,6 @@
 import Testing
-@testable import PushCore
+@testable import APNsCore
+import PushCore
 
 /// PROTOCOLS.md §1.4: the :status APNs pairs with each reason, and the action the table gives it.
 /// Actions: OK→sent, DROP→permanentFailure, TOKEN→tokenInvalid, RETRY/NEWCONN→retryable,
@@ -63,13 +64,13 @@ struct DeliveryOutcomeTests {
     func outcome(_ reason: APNsReason) throws {
         let row = try #require(responseTable[reason.rawValue])
         #expect(reason.status == row.status)
-        let outcome = DeliveryOutcome(status: row.status, reason: reason.rawValue)
+        let outcome = DeliveryOutcome(apnsStatus: row.status, reason: reason.rawValue)
         #expect(outcomes(forAction: row.action, reason: reason.rawValue).contains(outcome), "\(row.action) → \(outcome)")
     }
 
     @Test("200 is sent, whatever the body says", arguments: [nil, "Unregistered", "anything"] as [String?])
     func accepted(_ reason: String?) {
-        #expect(DeliveryOutcome(status: 200, reason: reason) == .sent)
+        #expect(DeliveryOutcome(apnsStatus: 200, reason: reason) == .sent)
     }
 
     @Test("an unknown reason falls back on the status class", arguments: [
@@ -85,27 +86,37 @@ struct DeliveryOutcomeTests {
         case "retryable": .retryable(reason: reason)
         default: .permanentFailure(reason: reason)
         }
-        #expect(DeliveryOutcome(status: status, reason: reason) == expected)
+        #expect(DeliveryOutcome(apnsStatus: status, reason: reason) == expected)
     }
 
     @Test("no reason: the status class decides and the reason reads \"HTTP <status>\"")
     func nilReason() {
-        #expect(DeliveryOutcome(status: 410, reason: nil) == .tokenInvalid(reason: "HTTP 410"))
-        #expect(DeliveryOutcome(status: 403, reason: nil) == .credentialsProblem(reason: "HTTP 403"))
-        #expect(DeliveryOutcome(status: 429, reason: nil) == .retryable(reason: "HTTP 429"))
-        #expect(DeliveryOutcome(status: 503, reason: nil) == .retryable(reason: "HTTP 503"))
-        #expect(DeliveryOutcome(status: 400, reason: nil) == .permanentFailure(reason: "HTTP 400"))
+        #expect(DeliveryOutcome(apnsStatus: 410, reason: nil) == .tokenInvalid(reason: "HTTP 410"))
+        #expect(DeliveryOutcome(apnsStatus: 403, reason: nil) == .credentialsProblem(reason: "HTTP 403"))
+        #expect(DeliveryOutcome(apnsStatus: 429, reason: nil) == .retryable(reason: "HTTP 429"))
+        #expect(DeliveryOutcome(apnsStatus: 503, reason: nil) == .retryable(reason: "HTTP 503"))
+        #expect(DeliveryOutcome(apnsStatus: 400, reason: nil) == .permanentFailure(reason: "HTTP 400"))
     }
 
     @Test("a known reason wins over an unusual status")
     func knownReasonWins() {
-        #expect(DeliveryOutcome(status: 400, reason: "Unregistered") == .tokenInvalid(reason: "Unregistered"))
-        #expect(DeliveryOutcome(status: 500, reason: "BadTopic") == .permanentFailure(reason: "BadTopic"))
+        #expect(DeliveryOutcome(apnsStatus: 400, reason: "Unregistered") == .tokenInvalid(reason: "Unregistered"))
+        #expect(DeliveryOutcome(apnsStatus: 500, reason: "BadTopic") == .permanentFailure(reason: "BadTopic"))
+    }
+
+    @Test("a reason the list does not know is kept as .unknown with its text, and has no status of its own")
+    func unknownReasonKeepsItsText() {
+        let reason = APNsReason(rawValue: "BrandNewReason2027")
+        #expect(reason == .unknown("BrandNewReason2027"))
+        #expect(reason.rawValue == "BrandNewReason2027")
+        #expect(reason.status == nil)
+        #expect(!APNsReason.allCases.contains(reason))
+        #expect(APNsReason(rawValue: "Unregistered") == .unregistered, "a known text is never .unknown")
     }
 
     @Test("reason matching is exact (case-sensitive): a miscased reason falls back on the status")
     func caseSensitive() {
-        #expect(DeliveryOutcome(status: 403, reason: "expiredprovidertoken") == .credentialsProblem(reason: "expiredprovidertoken"))
+        #expect(DeliveryOutcome(apnsStatus: 403, reason: "expiredprovidertoken") == .credentialsProblem(reason: "expiredprovidertoken"))
     }
 }
 
@@ -150,5 +161,28 @@ struct APNsPushTypeTests {
         #expect(APNsPushType.voip.topic(forBundleID: "com.example.voipapp") == "com.example.voipapp.voip")
         #expect(APNsPushType.pushtotalk.topic(forBundleID: "com.example.app.voip") == "com.example.app.voip.voip-ptt")
         #expect(APNsPushType.liveactivity.bundleID(fromTopic: "com.example.app.liveactivity") == "com.example.app.liveactivity")
+    }
+}
+
+@Suite("A job's APNs fields")
+struct APNsJobOptionsTests {
+    @Test("jobs differing only in their APNs fields are different jobs, and hash apart")
+    func optionsTakePartInEquality() {
+        let token = try! DeviceToken(validating: String(repeating: "ab", count: 32))
+        let alert = PushJob(id: "j", tokens: [token], pushType: .alert, payload: Array("{}".utf8))
+        var voip = alert
+        voip.options = APNsJobOptions(pushType: .voip)
+        #expect(alert != voip)
+        #expect(alert == PushJob(id: "j", tokens: [token], pushType: .alert, payload: Array("{}".utf8)))
+        #expect(Set([alert, voip, alert]).count == 2)
+        #expect(voip.apns.pushType == .voip && voip.apns.priority == 10)
+    }
+
+    @Test("the APNs fields are written back under their job field names")
+    func optionsAreWrittenBack() throws {
+        var writer = JSONWriter()
+        APNsJobOptions(pushType: .background, priority: 5, collapseID: "c", topic: "com.example.app").write(into: &writer)
+        let text = String(decoding: writer.finish(), as: UTF8.self)
+        #expect(text == #"{"push_type":"background","priority":5,"collapse_id":"c","topic":"com.example.app"}"#)
     }
 }

@@ -1,0 +1,13 @@
+/// One platform's part of reading a job. `JobParser` reads the fields every job has (id, app,
+/// tokens, groups, expiration, payload, attempts, chunk) and hands the rest to these rules: the
+/// platform's own fields and its checks of the payload (APNsCore's `APNsJobRules`).
+public protocol PlatformJobRules: Sendable {
+    /// The job fields these rules read. Any other field that is not a shared one (or `x-`) is
+    /// refused as unknown.
+    var fieldNames: [String] { get }
+    /// What a job without a payload is told it needs, e.g. "the APNs payload object, e.g. …".
+    var payloadDescription: String { get }
+    /// Reads the platform's fields and checks the payload: `payload` as parsed, `payloadByteCount`
+    /// its size as it will be sent (compacted).
+    func options(from fields: JobFields, payload: [String: JSONValue], payloadByteCount: Int) throws(JobRejection) -> any PlatformOptions
+}

@@ -1,0 +1,16 @@
+/// The fields of a job that belong to one push platform (for APNs: push type, priority, collapse
+/// id, topic). The shared job model carries them without knowing them: the platform's module
+/// makes them (its `PlatformJobRules`) and reads them (APNsCore's `PushJob.apns`).
+public protocol PlatformOptions: Sendable {
+    /// Writes the options back as the job fields they were read from (`PushJob.encoded()`).
+    func write(into writer: inout JSONWriter)
+    /// Equality across platforms: false unless `other` has the same type and equal values.
+    func isEqual(to other: any PlatformOptions) -> Bool
+    func hash(into hasher: inout Hasher)
+}
+
+extension PlatformOptions where Self: Hashable {
+    public func isEqual(to other: any PlatformOptions) -> Bool {
+        (other as? Self) == self
+    }
+}
