@@ -42,8 +42,10 @@ let package = Package(
         // APNs' vocabulary (push types, reasons, the job's APNs fields and their rules): pure Swift,
         // apart from PushCore so that the shared job model names no platform.
         .target(name: "APNsCore", dependencies: ["PushCore"], swiftSettings: strict),
+        // The thread that owns a C connection, and the eventfd that wakes it: used by AMQP and HTTP2.
+        .target(name: "OwnerThread", dependencies: ["CSystemShim"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
-            "CRabbitMQ", "PushCore",
+            "CRabbitMQ", "OwnerThread", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -52,7 +54,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "HTTP2", dependencies: [
-            "CNghttp2", "COpenSSL", "CSystemShim", "PushCore",
+            "CNghttp2", "COpenSSL", "OwnerThread", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -102,6 +104,7 @@ let package = Package(
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],

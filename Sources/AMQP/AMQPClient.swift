@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
+import OwnerThread
 
 /// A RabbitMQ client for one connection: channel 1 consumes with manual acks, channel 2 publishes
 /// with publisher confirms, channel 3 runs declarations and other synchronous operations.
@@ -14,7 +15,8 @@ public final class AMQPClient: Sendable {
     let logger: Logger
     let onEvent: @Sendable (AMQPConnectionEvent) -> Void
     let shared = NIOLockedValueBox(ClientState())
-    let wakeSignal = WakeSignal()
+    /// A failure (no eventfd could be made) makes `start()` report the client unusable.
+    let wakeSignal: Result<WakeSignal, OwnerThreadError>
 
     public init(
         configuration: AMQPConfiguration,
@@ -26,6 +28,7 @@ public final class AMQPClient: Sendable {
         self.initialTopology = topology
         self.logger = logger
         self.onEvent = onEvent
+        wakeSignal = Result { () throws(OwnerThreadError) in try WakeSignal() }
     }
 
     /// Spawns the owner thread, which connects (retrying with backoff) until shutdown.
@@ -36,12 +39,15 @@ public final class AMQPClient: Sendable {
             return true
         }
         guard shouldStart else { return }
-        // A real thread, not the cooperative pool: it blocks in poll() and in broker RPCs.
-        let thread = Thread { [self] in
-            ConnectionLoop(client: self).run()
+        do throws(OwnerThreadError) {
+            _ = try wakeSignal.get()
+            try OwnerThread.start(name: "amqp") { [self] in
+                ConnectionLoop(client: self).run()
+            }
+        } catch {
+            markUnusable(AMQPError(code: .library, message: "cannot start the AMQP thread: \(error.message)"))
+            markStopped()
         }
-        thread.name = "amqp"
-        thread.start()
     }
 
     public var isConnected: Bool {
@@ -197,7 +203,7 @@ public final class AMQPClient: Sendable {
             commands.forEach { $0.fail(with: error) }
             waiters.forEach { $0.resume(returning: .failure(error)) }
         case .wait:
-            wakeSignal.signal()
+            try? wakeSignal.get().signal()
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let stopped = shared.withLockedValue { state in
                     if state.phase == .stopped { return true }
@@ -220,7 +226,7 @@ public final class AMQPClient: Sendable {
         }
         switch outcome {
         case .rejected: command.fail(with: AMQPError(code: .shutdown, message: "client is shut down"))
-        case .wake: wakeSignal.signal()
+        case .wake: try? wakeSignal.get().signal()
         case .queued: break
         }
     }

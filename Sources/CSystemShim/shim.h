@@ -5,6 +5,11 @@
 // The owner threads sleep in poll() and are woken through an eventfd.
 #include <sys/eventfd.h>
 
+// Owner threads are named for ps, top and debuggers; glibc declares this only under _GNU_SOURCE.
+#include <pthread.h>
+extern int pthread_setname_np(pthread_t thread, const char *name);
+static inline int pw_set_thread_name(pthread_t thread, const char *name) { return pthread_setname_np(thread, name); }
+
 // malloc tuning (mallopt, malloc_trim): at most two arenas, the heap trimmed once a burst is over.
 #include <malloc.h>
 

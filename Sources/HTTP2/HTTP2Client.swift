@@ -1,4 +1,5 @@
 import Logging
+import OwnerThread
 
 /// An HTTP/2-over-TLS client with a connection pool, driven by one dedicated I/O thread.
 ///
@@ -20,7 +21,7 @@ public final class HTTP2Client: Sendable {
         requestTimeout = configuration.requestTimeout
         guard let wakeup = shared.wakeup else { return }
         do {
-            try IOThread.start { [logger] in
+            try OwnerThread.start(name: "http2-io") { [logger] in
                 do {
                     let pool = ConnectionPool(configuration: configuration, logger: logger, shared: shared, wakeup: wakeup)
                     pool.run()
@@ -33,7 +34,7 @@ public final class HTTP2Client: Sendable {
             }
         } catch {
             logger.error("cannot start the HTTP/2 I/O thread", metadata: [LogKeys.error: "\(error.message)"])
-            shared.failStartup(error)
+            shared.failStartup(HTTP2Error(code: .protocolError, message: error.message))
         }
     }
 

@@ -19,8 +19,9 @@ extension AMQPClient {
             state.ownerWaiting = true
             return true
         }
-        guard idle else { return }
-        wakeSignal.wait(socket: socket, timeoutMilliseconds: timeoutMilliseconds)
+        // The thread only runs when the wake signal was made (`start()`).
+        guard idle, let wakeSignal = try? wakeSignal.get() else { return }
+        wakeSignal.wait(readable: socket, timeoutMilliseconds: timeoutMilliseconds)
         shared.withLockedValue { $0.ownerWaiting = false }
     }
 

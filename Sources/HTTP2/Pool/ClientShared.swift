@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import OwnerThread
 import Synchronization
 
 /// The only state callers and the I/O thread share: a lock-protected inbox, the eventfd that
@@ -18,7 +19,7 @@ final class ClientShared: Sendable {
     }
 
     let state = NIOLockedValueBox(State())
-    let wakeup: EventFD?
+    let wakeup: WakeSignal?
     /// Counters are bumped the moment things happen (before completions run), so a caller
     /// that just got a response sees it counted; gauges are published once per loop iteration.
     let requestsCompleted = Atomic(0)
@@ -27,10 +28,10 @@ final class ClientShared: Sendable {
 
     init() {
         do {
-            wakeup = try EventFD()
+            wakeup = try WakeSignal()
         } catch {
             wakeup = nil
-            state.withLockedValue { $0.startupFailure = error }
+            state.withLockedValue { $0.startupFailure = HTTP2Error(code: .protocolError, message: error.message) }
         }
     }
 

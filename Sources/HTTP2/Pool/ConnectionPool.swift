@@ -1,4 +1,5 @@
 import Logging
+import OwnerThread
 import PushCore
 
 /// The I/O thread's world: the request queue, the connections and the poll loop. Everything
@@ -7,7 +8,7 @@ final class ConnectionPool {
     let configuration: HTTP2ClientConfiguration
     let logger: Logger
     let shared: ClientShared
-    let wakeup: EventFD
+    let wakeup: WakeSignal
 
     var tlsContext: TLSContext?
     var connections: [Connection] = []
@@ -30,7 +31,7 @@ final class ConnectionPool {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var poller = Poller()
 
-    init(configuration: HTTP2ClientConfiguration, logger: Logger, shared: ClientShared, wakeup: EventFD) {
+    init(configuration: HTTP2ClientConfiguration, logger: Logger, shared: ClientShared, wakeup: WakeSignal) {
         self.configuration = configuration
         self.logger = logger
         self.shared = shared
@@ -61,7 +62,7 @@ final class ConnectionPool {
             publishStatistics()
 
             poller.reset()
-            _ = poller.add(fd: wakeup.fd, events: Poller.readable)
+            _ = poller.add(fd: wakeup.descriptor, events: Poller.readable)
             for connection in connections {
                 _ = poller.add(fd: connection.fd ?? -1, events: connection.pollEvents)
             }

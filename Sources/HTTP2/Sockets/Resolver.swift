@@ -1,3 +1,5 @@
+import OwnerThread
+
 /// Runs getaddrinfo on a short-lived helper thread: a slow or failing DNS server must not stall
 /// the I/O thread, which carries every other connection's traffic. New connections are rare,
 /// so a thread per lookup is cheap enough.
@@ -8,8 +10,8 @@ enum Resolver {
     }
 
     static func resolve(host: String, port: Int, connectionID: Int, shared: ClientShared) {
-        do throws(HTTP2Error) {
-            try IOThread.start {
+        do throws(OwnerThreadError) {
+            try OwnerThread.start(name: "http2-resolve") {
                 let result: Result<[SocketAddress], HTTP2Error>
                 do throws(HTTP2Error) {
                     result = .success(try TCPSocket.resolve(host: host, port: port))
@@ -19,7 +21,7 @@ enum Resolver {
                 shared.post(Answer(connectionID: connectionID, result: result))
             }
         } catch {
-            shared.post(Answer(connectionID: connectionID, result: .failure(error)))
+            shared.post(Answer(connectionID: connectionID, result: .failure(HTTP2Error(code: .protocolError, message: error.message))))
         }
     }
 }
