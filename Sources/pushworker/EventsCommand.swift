@@ -42,16 +42,19 @@ struct EventsCommand: AsyncParsableCommand {
         try await amqp.waitUntilConnected(timeout: .seconds(10))
         let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
         amqp.consume(queue: queue, prefetch: 100) { input.yield($0) }
-        if seconds > 0 {
-            // Ends the loop below; a one-shot command, gone when the loop is.
-            Task { try? await Task.sleep(for: .seconds(seconds)); input.finish() }
-        }
-        var received = 0
-        for await delivery in stream {
-            print("\(delivery.routingKey) \(String(decoding: delivery.body, as: UTF8.self))")
-            amqp.ack(delivery.tag)
-            received += 1
-            if count > 0, received >= count { break }
+        await withTaskGroup(of: Void.self) { group in
+            if seconds > 0 {
+                // Ends the loop below; cancelled (and awaited) once the loop ends first.
+                group.addTask { try? await Task.sleep(for: .seconds(seconds)); input.finish() }
+            }
+            var received = 0
+            for await delivery in stream {
+                print("\(delivery.routingKey) \(String(decoding: delivery.body, as: UTF8.self))")
+                amqp.ack(delivery.tag)
+                received += 1
+                if count > 0, received >= count { break }
+            }
+            group.cancelAll()
         }
         await amqp.shutdown()
     }

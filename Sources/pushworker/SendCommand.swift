@@ -51,15 +51,18 @@ struct SendCommand: AsyncParsableCommand {
         let amqp = AMQPClient(configuration: connection.amqpConfiguration(name: "pushworker-send"), topology: [.queue(name: jobQueue)],
                               logger: Logger(label: "pushworker.send"))
         amqp.start()
-        // A one-shot command: the process exits right after `run`, and a defer cannot await.
-        defer { Task { await amqp.shutdown() } }
-        try await amqp.waitUntilConnected(timeout: .seconds(10))
-        var properties = AMQPProperties()
-        properties.contentType = "application/json"
-        properties.messageID = jobID
-        // Mandatory: a queue that is gone (deleted after the declare) fails the command instead of
-        // the broker confirming a message it dropped.
-        try await amqp.publish(exchange: "", routingKey: jobQueue, body: body, properties: properties, mandatory: true)
+        do {
+            try await amqp.waitUntilConnected(timeout: .seconds(10))
+            var properties = AMQPProperties()
+            properties.contentType = "application/json"
+            properties.messageID = jobID
+            // Mandatory: a queue that is gone (deleted after the declare) fails the command instead of
+            // the broker confirming a message it dropped.
+            try await amqp.publish(exchange: "", routingKey: jobQueue, body: body, properties: properties, mandatory: true)
+        } catch {
+            await amqp.shutdown()
+            throw error
+        }
         await amqp.shutdown()
         print("published job \(jobID) to \(jobQueue)")
     }
