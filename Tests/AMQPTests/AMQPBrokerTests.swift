@@ -295,26 +295,34 @@ import Testing
         await client.shutdown()
     }
 
+    /// RSS is the whole test process's, and other suites run meanwhile: a growth over the bound
+    /// is measured again over fresh deliveries, twice at most. A leak in the consumer grows in
+    /// every round; another test's allocations do not repeat with ours.
     @Test func memoryStaysFlatWhileConsuming() async throws {
         let queue = Broker.uniqueName("memory")
         let client = try await Broker.connectedClient(topology: [.queue(name: queue, durable: false)])
-        let total = 50_000
+        let warmUp = 5_000
+        let perRound = 45_000
         let body = [UInt8](repeating: 7, count: 512)
         let properties = AMQPProperties(messageID: "m", headers: ["job": "x", "n": 1], persistent: false)
-        try await publishAll(client, count: total, queue: queue, body: body, properties: properties)
+        try await publishAll(client, count: warmUp + perRound, queue: queue, body: body, properties: properties)
 
         let collector = DeliveryCollector(keepBodies: false)
-        let baseline = NIOLockedValueBox(0)
         client.consume(queue: queue, prefetch: 200) { delivery in
             collector.add(delivery)
             client.ack(delivery.tag)
         }
-        #expect(await collector.wait(for: 5_000, timeout: .seconds(60)))
-        baseline.withLockedValue { $0 = Broker.residentBytes() }
-        #expect(await collector.wait(for: total, timeout: .seconds(120)))
-        let growth = Broker.residentBytes() - baseline.withLockedValue { $0 }
-        print("RSS growth over \(total - 5_000) deliveries: \(growth / 1024) KiB")
-        #expect(growth < 8 * 1024 * 1024)
+        #expect(await collector.wait(for: warmUp, timeout: .seconds(60)))
+        var growths: [Int] = []
+        for round in 1...3 {
+            if round > 1 { try await publishAll(client, count: perRound, queue: queue, body: body, properties: properties) }
+            let baseline = Broker.residentBytes()
+            #expect(await collector.wait(for: warmUp + round * perRound, timeout: .seconds(120)))
+            growths.append(Broker.residentBytes() - baseline)
+            print("RSS growth over \(perRound) deliveries (round \(round)): \(growths.last! / 1024) KiB")
+            if growths.last! < 8 * 1024 * 1024 { break }
+        }
+        #expect(growths.last! < 8 * 1024 * 1024, "RSS grew in every round: \(growths.map { "\($0 / 1024) KiB" })")
         try await client.deleteQueue(queue)
         await client.shutdown()
     }
