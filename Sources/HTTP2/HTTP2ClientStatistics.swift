@@ -10,6 +10,8 @@ public struct HTTP2ClientStatistics: Sendable, Hashable {
     /// Connections that completed the handshake since the client started.
     public var connectionsOpened: Int = 0
     public var goAwaysReceived: Int = 0
+    /// Idle-connection PINGs the server acknowledged.
+    public var pingsAcknowledged: Int = 0
     /// Requests that received a response (any status).
     public var requestsCompleted: Int = 0
 

@@ -102,14 +102,17 @@ extension IntegrationSuite {
             let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "stall"])
             defer { server.stop() }
             var configuration = pki.configuration(port: port)
-            configuration.requestTimeout = .milliseconds(500)
+            // Long enough for the connection's set-up on a loaded machine: a request still waiting
+            // for it at the deadline would be `.unsent`, not the `.timeout` of a sent one.
+            configuration.requestTimeout = .seconds(3)
             try await withClient(configuration) { client in
                 let start = ContinuousClock.now
                 let error = try await expectFailure(client, HTTP2Request(path: "/never"))
                 let elapsed = ContinuousClock.now - start
                 #expect(error.code == .timeout)
                 #expect(!error.requestWasNotProcessed)
-                #expect(elapsed >= .milliseconds(450) && elapsed < .seconds(3))
+                // Not before its deadline (the upper side is the 30 s default it must not wait for).
+                #expect(elapsed >= .milliseconds(2950) && elapsed < .seconds(30))
                 // The stream is reset (RST_STREAM CANCEL) and released right after.
                 try await waitUntil { client.statistics.streamsInFlight == 0 }
             }
@@ -132,11 +135,14 @@ extension IntegrationSuite {
             defer { server.stop() }
             var configuration = pki.configuration(port: port)
             configuration.idlePingInterval = .milliseconds(200)
-            configuration.requestTimeout = .milliseconds(600)
+            // The first request waits for the connection's set-up: on a loaded machine that took
+            // over 0.5 s. The unanswered PING then closes the connection 3 s after it was sent.
+            configuration.requestTimeout = .seconds(3)
             try await withClient(configuration) { client in
                 #expect(try await client.send(HTTP2Request(path: "/first")).status == 200)
                 #expect(client.statistics.openConnections == 1)
-                try await waitUntil(timeout: .seconds(4)) { client.statistics.openConnections == 0 }
+                try await waitUntil { client.statistics.openConnections == 0 }
+                #expect(client.statistics.pingsAcknowledged == 0)
             }
         }
 

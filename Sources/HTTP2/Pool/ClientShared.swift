@@ -25,6 +25,7 @@ final class ClientShared: Sendable {
     let requestsCompleted = Atomic(0)
     let connectionsOpened = Atomic(0)
     let goAwaysReceived = Atomic(0)
+    let pingsAcknowledged = Atomic(0)
 
     init() {
         do {
@@ -77,6 +78,7 @@ final class ClientShared: Sendable {
         statistics.requestsCompleted = requestsCompleted.load(ordering: .relaxed)
         statistics.connectionsOpened = connectionsOpened.load(ordering: .relaxed)
         statistics.goAwaysReceived = goAwaysReceived.load(ordering: .relaxed)
+        statistics.pingsAcknowledged = pingsAcknowledged.load(ordering: .relaxed)
         return statistics
     }
 

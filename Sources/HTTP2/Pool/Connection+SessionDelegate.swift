@@ -22,6 +22,7 @@ extension Connection: NGHTTP2SessionDelegate {
 
     func sessionReceivedPingAck() {
         pingSentAt = nil
+        delegate.connectionReceivedPingAck(self)
     }
 
     func sessionClosed(stream: HTTP2Stream, errorCode: UInt32) {

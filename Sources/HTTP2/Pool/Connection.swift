@@ -12,6 +12,7 @@ protocol ConnectionDelegate: AnyObject {
     func connection(_ connection: Connection, refused request: PendingRequest)
     func connectionCompletedRequest(_ connection: Connection)
     func connectionReceivedGoAway(_ connection: Connection)
+    func connectionReceivedPingAck(_ connection: Connection)
 }
 
 /// One HTTP/2-over-TLS connection driven by the pool's poll loop: set-up (TCP, optional proxy

@@ -40,4 +40,8 @@ extension ConnectionPool: ConnectionDelegate {
     func connectionReceivedGoAway(_ connection: Connection) {
         shared.goAwaysReceived.add(1, ordering: .relaxed)
     }
+
+    func connectionReceivedPingAck(_ connection: Connection) {
+        shared.pingsAcknowledged.add(1, ordering: .relaxed)
+    }
 }
