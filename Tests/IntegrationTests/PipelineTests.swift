@@ -198,8 +198,12 @@ struct PipelineTests {
             let worker = try #require(fixture.worker)
             #expect(worker.status.snapshot.credentialProblems["default"]?.contains("InvalidProviderToken") == true)
             #expect(!worker.status.isHealthy)
-            // The devices wait in the job queue, untouched, while the worker does not consume.
-            try await Task.sleep(for: .milliseconds(500))
+            // The devices wait in the job queue, untouched, while the worker does not consume
+            // (observed: the requeue reaches the broker when it does, on a loaded machine later).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await fixture.control.messageCount(queue: fixture.jobQueue) == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(try await fixture.control.messageCount(queue: fixture.jobQueue) == 1)
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let waiting = try #require(try await fixture.control.get(queue: fixture.jobQueue))
