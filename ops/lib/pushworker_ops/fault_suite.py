@@ -399,7 +399,7 @@ class Suite:
         if self.sandbox:
             self.sandbox.stop()
         self.broker.drop()
-        self.redis.close()
+        redis_client.disconnect(self.redis)
         if self.started_services and not self.args.keep_services:
             self.services.run("stop")
 
