@@ -65,28 +65,25 @@ class Services:
         self.redis_pid_file.unlink(missing_ok=True)
 
     def redis_pid(self):
-        """The pid of our redis-server: the pid file's, or the only one running; None if unknown."""
-        pid = _pid_from(self.redis_pid_file, "redis")
-        if pid:
-            return pid
-        found = [int(e) for e in os.listdir("/proc") if e.isdigit() and process_name(e).startswith("redis-server")]
-        return found[0] if len(found) == 1 else None
+        """The pid of our redis-server, None if it cannot be told."""
+        pids = _candidates(self.redis_pid_file, "redis-server")
+        return pids[0] if len(pids) == 1 else None
 
     def rabbitmq_pid(self):
-        """The pid of our broker's beam.smp: the pid file's, or the only one running."""
-        pid = _pid_from(self.rabbitmq_pid_file, "beam")
-        if pid:
-            return pid
-        beams = [int(e) for e in os.listdir("/proc") if e.isdigit() and process_name(e).startswith("beam")]
-        if len(beams) == 1:
-            return beams[0]
-        raise OpsError(f"cannot tell which beam.smp is RabbitMQ on :{self.amqp_port} (found {beams or 'none'})")
+        """The pid of our broker's beam.smp."""
+        pids = _candidates(self.rabbitmq_pid_file, "beam")
+        if len(pids) == 1:
+            return pids[0]
+        raise OpsError(f"cannot tell which beam.smp is RabbitMQ on :{self.amqp_port} (found {pids or 'none'})")
 
 
-def _pid_from(pid_file, name_prefix):
-    """The pid in pid_file if that process still runs under a name starting with name_prefix."""
+def _candidates(pid_file, name_prefix):
+    """[the pid file's pid] while that process runs under a name starting with name_prefix; without
+    one, every running process of that name (a service this folder did not start)."""
     try:
         pid = int(pid_file.read_text().strip())
+        if process_name(pid).startswith(name_prefix):
+            return [pid]
     except (OSError, ValueError):
-        return None
-    return pid if process_name(pid).startswith(name_prefix) else None
+        pass
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and process_name(e).startswith(name_prefix)]
