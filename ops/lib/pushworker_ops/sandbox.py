@@ -1,0 +1,84 @@
+"""The APNs sandbox (`pushworker sandbox`) as a child process, steered over /_sandbox/."""
+import json
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from .errors import OpsError
+from .processes import log_tail, spawn, stop
+
+LISTENING = re.compile(rb"listening on https://\S+:(\d+)")
+
+
+class Sandbox:
+    def __init__(self, binary, state, log_path, env=None, new_session=True, latency_ms=None, name="sandbox"):
+        """state: the folder of its CA and keys, kept across restarts. env: its environment (None:
+        ours). latency_ms: --latency-ms, else its default."""
+        self.binary, self.state, self.log_path = binary, Path(state), Path(log_path)
+        self.env, self.new_session, self.latency_ms, self.name = env, new_session, latency_ms, name
+        self.process = None
+        self.port = None
+
+    def start(self, same_port=False, timeout=120):
+        """Starts it on a free port, or with same_port on the one it had (a restart: the workers
+        keep their --apns-url); waits until it says where it listens."""
+        port = self.port if same_port and self.port else 0
+        self.port = None
+        logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
+        latency = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
+        self.process = spawn(self.name, [self.binary, "sandbox", "--port", str(port), "--state-directory", str(self.state),
+                                         *latency, "--log-level", "warning"],
+                             self.log_path, env=self.env, new_session=self.new_session)
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(self.log_path, "rb") as log:
+                log.seek(logged_before)
+                match = LISTENING.search(log.read())
+            if match:
+                self.port = int(match.group(1))
+                break
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                if port:
+                    self.port = port          # kept for the next attempt
+                ended = f"exited ({self.process.returncode})" if self.process.returncode is not None else \
+                    f"printed no port within {timeout}s"
+                raise OpsError(f"the sandbox {ended}; see {self.log_path}:\n{log_tail(self.log_path)}")
+            time.sleep(0.1)
+        self.url = f"https://127.0.0.1:{self.port}"
+        self.ca = str(self.state / "ca.pem")
+        self.key = str(self.state / "token-key.p8")
+
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self):
+        if self.alive():
+            stop(self.process, self.name, timeout=15)
+
+    def control(self, method, path, body=None):
+        """A request to /_sandbox/<path>, tried up to 5 times (it may be restarting); the answer's text."""
+        for _ in range(5):
+            out = subprocess.run(
+                ["curl", "-sS", "--http2", "--max-time", "30", "--cacert", self.ca, "-X", method,
+                 f"{self.url}/_sandbox/{path}"] + (["--data-binary", "@-"] if body is not None else []),
+                input=(json.dumps(body).encode() if body is not None else None), capture_output=True)
+            if out.returncode == 0:
+                return out.stdout.decode()
+            time.sleep(0.3)
+        raise OpsError(f"sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
+
+    def stats(self):
+        return json.loads(self.control("GET", "stats"))
+
+    def received(self):
+        """Its record of requests, one JSON object each."""
+        return [json.loads(line) for line in self.control("GET", "received").splitlines() if line.strip()]
+
+    def reset(self, rules=None, faults=None):
+        """Empties its record and counters; rules and faults, when given, replace its own."""
+        if faults is not None:
+            self.control("PUT", "faults", faults)
+        if rules is not None:
+            self.control("PUT", "rules", list(rules))
+        self.control("POST", "reset")
