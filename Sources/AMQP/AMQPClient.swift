@@ -184,8 +184,8 @@ public final class AMQPClient: Sendable {
             switch state.phase {
             case .idle:
                 state.phase = .stopped
-                defer { state.commands = []; state.connectWaiters = [:] }
-                return .finishNow(state.commands, Array(state.connectWaiters.values))
+                defer { state.connectWaiters = [:] }
+                return .finishNow(state.inbox.removeAll(), Array(state.connectWaiters.values))
             case .running:
                 state.phase = .stopping
                 return .wait
@@ -219,10 +219,7 @@ public final class AMQPClient: Sendable {
         enum Outcome { case rejected, wake, queued }
         let outcome: Outcome = shared.withLockedValue { state in
             if state.phase == .stopping || state.phase == .stopped { return .rejected }
-            state.commands.append(command)
-            guard state.ownerWaiting else { return .queued }
-            state.ownerWaiting = false
-            return .wake
+            return state.inbox.post(command) ? .wake : .queued
         }
         switch outcome {
         case .rejected: command.fail(with: AMQPError(code: .shutdown, message: "client is shut down"))

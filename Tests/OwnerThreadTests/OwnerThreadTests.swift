@@ -65,3 +65,56 @@ struct OwnerThreadTests {
         #expect(read(wake.descriptor, &count, 8) == 8 && count == 1)
     }
 }
+
+@Suite("Owner inbox: one wake-up rule")
+struct OwnerInboxTests {
+    @Test("callers wake the owner only once it said it will block, and only the first of them")
+    func wakesOnlyAWaitingOwner() {
+        var inbox = OwnerInbox<Int>()
+        let wokeWhileRunning = inbox.post(1)
+        #expect(!wokeWhileRunning, "the owner runs: no wake-up")
+        let mayBlockWithWorkWaiting = inbox.ownerWillWait()
+        #expect(!mayBlockWithWorkWaiting, "work is waiting: the owner must not block")
+        var taken: [Int] = []
+        inbox.takeAll(into: &taken)
+        #expect(taken == [1] && inbox.isEmpty)
+        let mayBlock = inbox.ownerWillWait()
+        #expect(mayBlock)
+        let wokeBlockedOwner = inbox.post(2)
+        #expect(wokeBlockedOwner, "the owner is blocking: wake it")
+        let wokeAgain = inbox.post(3)
+        #expect(!wokeAgain, "a wake-up is already on its way")
+        #expect(inbox.count == 2)
+    }
+
+    @Test("news kept outside the inbox keeps the owner from blocking, and wakes it once")
+    func otherWork() {
+        var inbox = OwnerInbox<Int>()
+        let mayBlockWithNewsWaiting = inbox.ownerWillWait(otherWorkWaiting: true)
+        #expect(!mayBlockWithNewsWaiting)
+        let mayBlock = inbox.ownerWillWait()
+        #expect(mayBlock)
+        let woke = inbox.wakeOwnerIfWaiting()
+        #expect(woke)
+        let wokeAgain = inbox.wakeOwnerIfWaiting()
+        #expect(!wokeAgain)
+        let mayBlockAgain = inbox.ownerWillWait()
+        #expect(mayBlockAgain)
+        inbox.ownerIsRunning()
+        let wokeAfterPoll = inbox.post(1)
+        #expect(!wokeAfterPoll, "after poll() returned the owner runs: no wake-up")
+    }
+
+    @Test("take(limit:) hands out work in arrival order and says whether more is left; removeAll empties it")
+    func takeInBatches() {
+        var inbox = OwnerInbox<Int>()
+        for item in 1...5 { _ = inbox.post(item) }
+        let first = inbox.take(limit: 2)
+        #expect(first.items == [1, 2] && first.more)
+        let rest = inbox.take(limit: 10)
+        #expect(rest.items == [3, 4, 5] && !rest.more)
+        _ = inbox.post(6)
+        let left = inbox.removeAll()
+        #expect(left == [6] && inbox.isEmpty)
+    }
+}

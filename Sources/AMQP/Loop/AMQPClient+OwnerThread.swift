@@ -1,3 +1,5 @@
+import OwnerThread
+
 /// The few state transitions the owner thread publishes to callers.
 extension AMQPClient {
     var isStopping: Bool {
@@ -6,37 +8,27 @@ extension AMQPClient {
 
     func takeCommands() -> [ClientCommand] {
         shared.withLockedValue { state in
-            defer { state.commands.removeAll(keepingCapacity: true) }
-            return state.commands
+            var commands: [ClientCommand] = []
+            state.inbox.takeAll(into: &commands)
+            return commands
         }
     }
 
     /// Blocks until the socket is readable, a command is queued, or the timeout passes; returns at
     /// once if commands are already waiting.
     func waitForWork(socket: Int32, timeoutMilliseconds: Int32) {
-        let idle = shared.withLockedValue { state in
-            guard state.commands.isEmpty else { return false }
-            state.ownerWaiting = true
-            return true
-        }
+        let idle = shared.withLockedValue { $0.inbox.ownerWillWait() }
         // The thread only runs when the wake signal was made (`start()`).
         guard idle, let wakeSignal = try? wakeSignal.get() else { return }
         wakeSignal.wait(readable: socket, timeoutMilliseconds: timeoutMilliseconds)
-        shared.withLockedValue { $0.ownerWaiting = false }
+        shared.withLockedValue { $0.inbox.ownerIsRunning() }
     }
 
     /// At most `limit` commands, so a flood of publishes cannot starve frame reading (heartbeats,
     /// confirms, deliveries); `more` says whether some are still queued.
     func takeCommands(limit: Int) -> (commands: [ClientCommand], more: Bool) {
-        shared.withLockedValue { state in
-            guard state.commands.count > limit else {
-                defer { state.commands.removeAll(keepingCapacity: true) }
-                return (state.commands, false)
-            }
-            let batch = Array(state.commands.prefix(limit))
-            state.commands.removeFirst(limit)
-            return (batch, true)
-        }
+        let (commands, more) = shared.withLockedValue { $0.inbox.take(limit: limit) }
+        return (commands, more)
     }
 
     func markConnected(generation: UInt64) {
@@ -72,11 +64,10 @@ extension AMQPClient {
             state.phase = .stopped
             state.connectedGeneration = nil
             defer {
-                state.commands = []
                 state.connectWaiters = [:]
                 state.stopWaiters = []
             }
-            return (state.commands, Array(state.connectWaiters.values), state.stopWaiters)
+            return (state.inbox.removeAll(), Array(state.connectWaiters.values), state.stopWaiters)
         }
         let error = AMQPError(code: .shutdown, message: "client was shut down")
         commands.forEach { $0.fail(with: error) }

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import OwnerThread
 /// State shared between callers and the AMQP owner thread, always accessed under the client's Mutex.
 struct ClientState {
     enum Phase {
@@ -9,10 +10,8 @@ struct ClientState {
     }
 
     var phase: Phase = .idle
-    var commands: [ClientCommand] = []
-    /// The owner thread is about to block in poll(): the next command must wake it. While it
-    /// runs it drains the queue anyway, so commands queued then cost no write to the wake pipe.
-    var ownerWaiting = false
+    /// Commands for the owner thread, and whether it must be woken for the next one.
+    var inbox = OwnerInbox<ClientCommand>()
     /// Generation of the live connection, nil while disconnected.
     var connectedGeneration: UInt64?
     var lastError: AMQPError?

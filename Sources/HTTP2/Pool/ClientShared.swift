@@ -6,10 +6,8 @@ import Synchronization
 /// wakes the thread, the published statistics, and the shutdown hand-shake.
 final class ClientShared: Sendable {
     struct State: Sendable {
-        var submissions: [Submission] = []
+        var inbox = OwnerInbox<Submission>()
         var answers: [Resolver.Answer] = []
-        /// A wake-up is already on its way: later submissions need no extra eventfd write.
-        var wakePending = false
         var shutdownRequested = false
         var exited = false
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
@@ -41,9 +39,7 @@ final class ClientShared: Sendable {
         let (failure, wake): (HTTP2Error?, Bool) = state.withLockedValue { state in
             if let failure = state.startupFailure { return (failure, false) }
             if state.shutdownRequested { return (HTTP2Error(code: .shutdown, message: "client is shut down"), false) }
-            state.submissions.append(submission)
-            defer { state.wakePending = true }
-            return (nil, !state.wakePending)
+            return (nil, state.inbox.post(submission))
         }
         if wake { wakeup?.signal() }
         return failure
@@ -58,10 +54,16 @@ final class ClientShared: Sendable {
     /// I/O thread: swaps the inbox into `buffer` (keeping both arrays' capacity) and takes DNS answers.
     func takeSubmissions(into buffer: inout [Submission], answers: inout [Resolver.Answer]) -> Bool {
         state.withLockedValue { state in
-            swap(&state.submissions, &buffer)
+            state.inbox.takeAll(into: &buffer)
             if !state.answers.isEmpty { swap(&state.answers, &answers) }
-            state.wakePending = false
             return state.shutdownRequested
+        }
+    }
+
+    /// I/O thread, before it blocks in poll(): false when work came meanwhile (poll without blocking).
+    func ownerWillWait() -> Bool {
+        state.withLockedValue { state in
+            state.inbox.ownerWillWait(otherWorkWaiting: !state.answers.isEmpty || state.shutdownRequested)
         }
     }
 
@@ -72,7 +74,7 @@ final class ClientShared: Sendable {
     var statistics: HTTP2ClientStatistics {
         var statistics = state.withLockedValue { state in
             var statistics = state.statistics
-            statistics.queuedRequests += state.submissions.count
+            statistics.queuedRequests += state.inbox.count
             return statistics
         }
         statistics.requestsCompleted = requestsCompleted.load(ordering: .relaxed)

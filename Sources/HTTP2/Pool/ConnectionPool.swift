@@ -66,7 +66,8 @@ final class ConnectionPool {
             for connection in connections {
                 _ = poller.add(fd: connection.fd ?? -1, events: connection.pollEvents)
             }
-            poller.wait(timeoutMilliseconds: pollTimeout(now: now))
+            // Submissions that arrived while this pass ran did not signal: poll them without blocking.
+            poller.wait(timeoutMilliseconds: shared.ownerWillWait() ? pollTimeout(now: now) : 0)
 
             now = .now
             if poller.returnedEvents(at: 0) != 0 { wakeup.drain() }
