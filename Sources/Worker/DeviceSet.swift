@@ -1,29 +1,26 @@
 import PushCore
 
-/// Remembers which devices a fan-out already produced, compactly: a million 64-hex tokens as
-/// 32-byte keys take ~50 MB where a Set<String> would take three times that.
+/// Remembers which devices a fan-out already produced, compactly. 64-hex tokens (what APNs issues
+/// today) are kept as 32-byte keys in `CompactKeyTable`; any longer token as its text.
 struct DeviceSet {
-    private struct Key256: Hashable {
-        var a: UInt64, b: UInt64, c: UInt64, d: UInt64
-    }
-    private var compact = Set<Key256>()
+    private var compact = CompactKeyTable()
     private var other = Set<String>()
 
     var count: Int { compact.count + other.count }
 
-    /// Sized up front (from SCARD) the set never rehashes while it fills: growing from a million
-    /// to two million slots held both tables at once, the fan-out's memory peak.
+    /// Sized up front (from SCARD) the table never rehashes while it fills: growing holds the old
+    /// and the new table at once, the fan-out's memory peak.
     mutating func reserveCapacity(_ devices: Int) {
         compact.reserveCapacity(devices)
     }
 
     /// Inserts the token; returns false if it was already there.
     mutating func insert(_ token: DeviceToken) -> Bool {
-        if let key = Self.key(token.hex) { return compact.insert(key).inserted }
+        if let key = Self.key(token.hex) { return compact.insert(key) }
         return other.insert(token.hex).inserted
     }
 
-    private static func key(_ hex: String) -> Key256? {
+    private static func key(_ hex: String) -> CompactKeyTable.Key? {
         guard hex.utf8.count == 64 else { return nil }
         // Four words in locals: this runs for every member of a fan-out, so no array per token.
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -43,6 +40,6 @@ struct DeviceSet {
             }
             index += 1
         }
-        return Key256(a: words.0, b: words.1, c: words.2, d: words.3)
+        return CompactKeyTable.Key(a: words.0, b: words.1, c: words.2, d: words.3)
     }
 }
