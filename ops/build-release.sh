@@ -7,7 +7,7 @@
 #   idle worker's RSS. The binary stays position independent (ASLR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-flags=(-c release --static-swift-stdlib --product pushworker)
+flags=(-c release --static-swift-stdlib --product pushworker -Xlinker --no-export-dynamic)
 toolchain_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
 if [ -x "$toolchain_bin/ld.lld" ] && printf '2.36\n%s\n' "${glibc:-0}" | sort -V -C; then
