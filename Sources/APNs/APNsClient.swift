@@ -36,6 +36,8 @@ public final class APNsClient: Sendable {
     }
 
     public var statistics: HTTP2ClientStatistics { http.statistics }
+    /// Requests APNs lets this client's connections have in flight now (`HTTP2Client.streamCapacity`).
+    public var streamCapacity: Int { http.streamCapacity }
 
     /// `completion` runs on the connection pool's I/O thread: keep it short.
     public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsResult) -> Void) {

@@ -15,7 +15,7 @@ public final class HTTP2Client: Sendable {
         let configuration = configuration.normalized
         var logger = logger
         logger[metadataKey: LogKeys.server] = "\(configuration.host):\(configuration.port)"
-        let shared = ClientShared()
+        let shared = ClientShared(initialStreamCapacity: configuration.maxConnections * configuration.maxStreamsPerConnection)
         self.shared = shared
         authority = configuration.authority
         requestTimeout = configuration.requestTimeout
@@ -73,6 +73,12 @@ public final class HTTP2Client: Sendable {
     }
 
     public var statistics: HTTP2ClientStatistics { shared.statistics }
+
+    /// How many requests the server lets the pool have in flight now: for each open connection
+    /// min(`maxStreamsPerConnection`, the peer's live SETTINGS_MAX_CONCURRENT_STREAMS), and for the
+    /// connections not open yet the last limit a peer announced (`maxStreamsPerConnection` before
+    /// any). Callers size their own flow control from it.
+    public var streamCapacity: Int { shared.streamCapacity.load(ordering: .relaxed) }
 
     /// Sends GOAWAY(NO_ERROR) and closes every connection, fails queued and in-flight requests
     /// with `.shutdown`, and returns once the I/O thread has exited.

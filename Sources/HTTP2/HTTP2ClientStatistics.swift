@@ -5,6 +5,8 @@ public struct HTTP2ClientStatistics: Sendable, Hashable {
     /// Connections in DNS, TCP, proxy or TLS set-up.
     public var connecting: Int = 0
     public var streamsInFlight: Int = 0
+    /// Streams the pool may have open at once now (`HTTP2Client.streamCapacity`).
+    public var streamCapacity: Int = 0
     /// Requests waiting for a stream, including those not yet picked up by the I/O thread.
     public var queuedRequests: Int = 0
     /// Connections that completed the handshake since the client started.

@@ -1,9 +1,10 @@
 import NIOConcurrencyHelpers
 
-/// Notifications in flight to APNs: the unit of flow control (`--max-in-flight`). A round starts
-/// sending only while the budget has room, and gives its share back when its last answer is in;
-/// so one-device jobs (a large prefetch) and 1,000-device chunk jobs both keep the pipe full while
-/// the requests held stay bounded. Rounds wait in arrival order.
+/// Notifications in flight to APNs: the unit of flow control. The budget is what APNs allows now
+/// (the pools' live stream capacity: connections × SETTINGS_MAX_CONCURRENT_STREAMS), capped by
+/// `--max-in-flight`. A round starts sending only while the budget has room, and gives its share
+/// back when its last answer is in; so one-device jobs (a large prefetch) and 1,000-device chunk
+/// jobs both keep the pipe full while the requests held stay bounded. Rounds wait in arrival order.
 final class DevicesInFlight: Sendable {
     private struct Waiting {
         var count: Int
@@ -19,21 +20,31 @@ final class DevicesInFlight: Sendable {
         var hasWaiting: Bool { head < waiting.count }
     }
 
-    let capacity: Int
+    /// `--max-in-flight`: the most the budget ever is, and the most one round takes.
+    let limit: Int
+    private let streamCapacity: @Sendable () -> Int
     private let state = NIOLockedValueBox(State())
 
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
+    /// - Parameter streamCapacity: how many requests the APNs connections take now (an atomic
+    ///   load: it is read for every round).
+    init(limit: Int, streamCapacity: @escaping @Sendable () -> Int = { .max }) {
+        self.limit = max(1, limit)
+        self.streamCapacity = streamCapacity
     }
+
+    /// The budget now.
+    var capacity: Int { max(1, min(limit, streamCapacity())) }
 
     var current: Int { state.withLockedValue { $0.inFlight } }
 
-    /// Runs `start` now if `count` more fit (a round larger than the whole budget takes all of it),
-    /// else once enough came back; `start` may then run on the thread that released them.
+    /// Runs `start` now if `count` more fit (a round larger than the whole budget starts alone,
+    /// once nothing else is in flight), else once enough came back; `start` may then run on the
+    /// thread that released them.
     func acquire(_ count: Int, then start: @escaping @Sendable () -> Void) {
-        let share = min(max(count, 0), capacity)
+        let share = min(max(count, 0), limit)
+        let capacity = self.capacity
         let now = state.withLockedValue { state in
-            if !state.hasWaiting, state.inFlight + share <= capacity {
+            if !state.hasWaiting, state.inFlight + share <= capacity || state.inFlight == 0 {
                 state.inFlight += share
                 return true
             }
@@ -44,11 +55,13 @@ final class DevicesInFlight: Sendable {
     }
 
     func release(_ count: Int) {
-        let share = min(max(count, 0), capacity)
+        let share = min(max(count, 0), limit)
+        let capacity = self.capacity
         let ready: [@Sendable () -> Void] = state.withLockedValue { state in
             state.inFlight -= share
             var ready: [@Sendable () -> Void] = []
-            while state.hasWaiting, state.inFlight + state.waiting[state.head].count <= capacity {
+            while state.hasWaiting,
+                  state.inFlight + state.waiting[state.head].count <= capacity || state.inFlight == 0 {
                 state.inFlight += state.waiting[state.head].count
                 ready.append(state.waiting[state.head].start)
                 state.head += 1

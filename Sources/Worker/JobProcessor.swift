@@ -22,7 +22,8 @@ final class JobProcessor: Sendable {
     let gate: ConsumptionGate
     let results: ResultPublisher
     let tasks: JobTasks
-    /// Notifications in flight to APNs, across every job (`--max-in-flight`).
+    /// Notifications in flight to APNs, across every job: what the connections allow, capped by
+    /// `--max-in-flight`.
     let devicesInFlight: DevicesInFlight
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
@@ -44,7 +45,10 @@ final class JobProcessor: Sendable {
         self.gate = gate
         self.results = results
         self.tasks = tasks
-        self.devicesInFlight = DevicesInFlight(capacity: configuration.maxInFlight)
+        let apnsClients = Array(clients.values)
+        self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight) {
+            apnsClients.reduce(0) { $0 + $1.streamCapacity }
+        }
         self.prefetchTuner = configuration.tunesPrefetch
             ? PrefetchTuner(initial: Int(configuration.prefetch), maxInFlight: configuration.maxInFlight,
                             maxBytesInFlight: configuration.maxBytesInFlight)

@@ -65,6 +65,25 @@ extension IntegrationSuite {
             }
         }
 
+        /// The capacity callers size their flow control from: the local cap before the server said
+        /// anything, then the server's live SETTINGS_MAX_CONCURRENT_STREAMS.
+        @Test func streamCapacityFollowsThePeersLiveLimit() async throws {
+            let pki = try TestPKI.get()
+            let (server, port) = try await TestServers.startH2Server(
+                pki, ["--max-streams", "1", "--raise-streams-to", "4", "--delay", "0.003"])
+            defer { server.stop() }
+            var configuration = pki.configuration(port: port)
+            configuration.maxConnections = 1
+            configuration.maxStreamsPerConnection = 50
+            try await withClient(configuration) { client in
+                #expect(client.streamCapacity == 50)
+                let results = await Self.sendConcurrently(client, count: 20, method: "POST")
+                #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+                try await waitUntil { client.streamCapacity == 4 }
+                #expect(client.statistics.streamCapacity == 4)
+            }
+        }
+
         @Test func goAwayRefusedStreamsAreResubmittedOnANewConnection() async throws {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startH2Server(pki, ["--mode", "goaway", "--goaway-after", "10"])

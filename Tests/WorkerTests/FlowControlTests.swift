@@ -11,7 +11,7 @@ struct FlowControlTests {
     }
 
     @Test func roundsStartWhileTheBudgetHasRoomThenInArrivalOrder() {
-        let budget = DevicesInFlight(capacity: 10)
+        let budget = DevicesInFlight(limit: 10)
         let started = Started()
         budget.acquire(6, then: started.callback("a"))
         budget.acquire(4, then: started.callback("b"))
@@ -25,7 +25,7 @@ struct FlowControlTests {
     }
 
     @Test func aRoundLargerThanTheWholeBudgetTakesAllOfIt() {
-        let budget = DevicesInFlight(capacity: 10)
+        let budget = DevicesInFlight(limit: 10)
         let started = Started()
         budget.acquire(3, then: started.callback("small"))
         budget.acquire(5000, then: started.callback("chunk"))
@@ -38,12 +38,48 @@ struct FlowControlTests {
     }
 
     @Test func manyWaitersAreServedInOrderAcrossCompactions() {
-        let budget = DevicesInFlight(capacity: 1)
+        let budget = DevicesInFlight(limit: 1)
         let started = Started()
         for index in 0..<500 { budget.acquire(1, then: started.callback("\(index)")) }
         for _ in 0..<500 { budget.release(1) }
         #expect(started.names == (0..<500).map { "\($0)" })
         #expect(budget.current == 0)
+    }
+
+    /// APNs lowers its stream limit (to 1 after a rejection) and raises it again: the budget follows
+    /// the connections' live capacity, never above `--max-in-flight`.
+    @Test func theBudgetFollowsWhatTheConnectionsAllowNow() {
+        let streams = NIOLockedValueBox(4)
+        let budget = DevicesInFlight(limit: 10) { streams.withLockedValue { $0 } }
+        let started = Started()
+        #expect(budget.capacity == 4)
+        for name in ["a", "b", "c", "d", "e"] { budget.acquire(1, then: started.callback(name)) }
+        #expect(started.names == ["a", "b", "c", "d"])
+        streams.withLockedValue { $0 = 1 }
+        budget.release(1)
+        #expect(started.names == ["a", "b", "c", "d"], "3 in flight, 1 allowed: e waits")
+        streams.withLockedValue { $0 = 1000 }
+        #expect(budget.capacity == 10, "capped by the limit")
+        budget.release(1)
+        #expect(started.names == ["a", "b", "c", "d", "e"])
+        #expect(budget.current == 3)
+    }
+
+    /// A round larger than the live capacity (a 1,000-device chunk while APNs allows 4 streams)
+    /// starts alone once nothing is in flight, and gives back exactly what it took.
+    @Test func aRoundLargerThanTheLiveCapacityStartsAlone() {
+        let budget = DevicesInFlight(limit: 4000) { 4 }
+        let started = Started()
+        budget.acquire(2, then: started.callback("small"))
+        budget.acquire(1000, then: started.callback("chunk"))
+        budget.acquire(1, then: started.callback("after"))
+        #expect(started.names == ["small"])
+        budget.release(2)
+        #expect(started.names == ["small", "chunk"])
+        #expect(budget.current == 1000)
+        budget.release(1000)
+        #expect(started.names == ["small", "chunk", "after"])
+        #expect(budget.current == 1)
     }
 
     @Test func thePrefetchFollowsTheJobsSize() {

@@ -24,8 +24,11 @@ final class ClientShared: Sendable {
     let connectionsOpened = Atomic(0)
     let goAwaysReceived = Atomic(0)
     let pingsAcknowledged = Atomic(0)
+    /// Read on every job (`HTTP2Client.streamCapacity`), so apart from the locked snapshot.
+    let streamCapacity: Synchronization.Atomic<Int>
 
-    init() {
+    init(initialStreamCapacity: Int) {
+        streamCapacity = Atomic(initialStreamCapacity)
         do {
             wakeup = try WakeSignal()
         } catch {
@@ -68,6 +71,7 @@ final class ClientShared: Sendable {
     }
 
     func publish(_ statistics: HTTP2ClientStatistics) {
+        streamCapacity.store(statistics.streamCapacity, ordering: .relaxed)
         state.withLockedValue { $0.statistics = statistics }
     }
 

@@ -7,6 +7,7 @@ extension Connection: NGHTTP2SessionDelegate {
             logger.debug("peer SETTINGS", metadata: [LogKeys.maxConcurrentStreams: "\(maxConcurrentStreams)"])
         }
         peerMaxConcurrentStreams = maxConcurrentStreams
+        receivedSettings = true
     }
 
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: String) {

@@ -58,6 +58,7 @@ final class Connection {
     /// APNs allows one stream until a request succeeded, so the cap is 1 until a response arrived.
     var receivedFirstResponse = false
     var peerMaxConcurrentStreams = 100
+    var receivedSettings = false
     var lastActivity: ContinuousClock.Instant
     var lastRequest: ContinuousClock.Instant
     var pingSentAt: ContinuousClock.Instant?
@@ -96,6 +97,11 @@ final class Connection {
     /// min(local cap, peer's live SETTINGS_MAX_CONCURRENT_STREAMS), or 1 before the first response.
     var streamCap: Int {
         receivedFirstResponse ? max(0, min(configuration.maxStreamsPerConnection, peerMaxConcurrentStreams)) : 1
+    }
+
+    /// min(local cap, peer's live SETTINGS_MAX_CONCURRENT_STREAMS) once the peer's SETTINGS are in.
+    var streamLimit: Int? {
+        receivedSettings ? max(0, min(configuration.maxStreamsPerConnection, peerMaxConcurrentStreams)) : nil
     }
 
     var canTakeRequest: Bool { phase == .ready && !draining && inFlight < streamCap }

@@ -25,6 +25,9 @@ final class ConnectionPool {
     var connectNotBefore: ContinuousClock.Instant?
     var statistics = HTTP2ClientStatistics()
     var shuttingDown = false
+    /// The last stream limit a peer announced: APNs lowers it to 1 after a rejection and raises it
+    /// again after a success (the local cap until a first SETTINGS).
+    private lazy var lastStreamLimit = configuration.maxStreamsPerConnection
 
     private var intake: [Submission] = []
     private var answers: [Resolver.Answer] = []
@@ -157,14 +160,23 @@ final class ConnectionPool {
 
     func publishStatistics() {
         var open = 0, connecting = 0, streams = 0
+        var limited = 0, capacity = 0
         for connection in connections {
             if connection.phase == .ready { open += 1 } else if connection.isConnecting { connecting += 1 }
             streams += connection.inFlight
+            if connection.phase == .ready, !connection.draining, let limit = connection.streamLimit {
+                limited += 1
+                capacity += limit
+                lastStreamLimit = limit
+            }
         }
+        // Connections not open yet (or draining) will get what the server allowed last.
+        capacity += max(0, configuration.maxConnections - limited) * lastStreamLimit
         statistics.openConnections = open
         statistics.connecting = connecting
         statistics.streamsInFlight = streams
         statistics.queuedRequests = queuedCount
+        statistics.streamCapacity = capacity
         shared.publish(statistics)
     }
 
