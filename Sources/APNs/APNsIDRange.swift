@@ -1,4 +1,6 @@
-/// The `apns-id` of every request of one job attempt: one random UUID (version 4, RFC 9562) whose
+import Synchronization
+
+/// The `apns-id` of every request of one job attempt: one UUID in version-4 form (RFC 9562) whose
 /// last eight hex digits count the job's devices. Events name each device's id, and job.completed
 /// names the first and the last, so a person can look any of them up in Apple's delivery log.
 public struct APNsIDRange: Sendable, Hashable {
@@ -6,14 +8,32 @@ public struct APNsIDRange: Sendable, Hashable {
     private let prefix: [UInt8]
     public let count: Int
 
+    /// The prefix is a counter of job attempts (4 bytes) and 64 random bits drawn once per process:
+    /// unique within the process by construction, across processes by the random half. Twelve
+    /// getrandom calls per job (one per random byte) were 7% of a one-token job's CPU
+    /// (`ops/bench --profile a`, crng_make_state in the kernel).
     public init(count: Int) {
-        var generator = SystemRandomNumberGenerator()
-        self.init(count: count, using: &generator)
+        let attempt = Self.attempts.add(1, ordering: .relaxed).newValue
+        self.init(count: count, high: UInt64(attempt) << 32 | Self.processBits >> 32, low: Self.processBits << 32 | 0xFFFF_FFFF)
     }
 
+    /// A random prefix from `generator` (tests pass a seeded one).
     public init(count: Int, using generator: inout some RandomNumberGenerator) {
+        self.init(count: count, high: generator.next(), low: generator.next())
+    }
+
+    private static let processBits: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let attempts = Synchronization.Atomic<UInt32>(0)
+
+    /// Takes bytes 0–7 from `high` and 8–11 from the top of `low`, then sets the version and variant.
+    private init(count: Int, high: UInt64, low: UInt64) {
         precondition(count >= 0 && UInt64(count) <= UInt64(UInt32.max) + 1, "an apns-id range counts at most 2^32 devices")
-        var bytes = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for index in 0..<8 { bytes[index] = UInt8(truncatingIfNeeded: high >> UInt64(56 - 8 * index)) }
+        for index in 0..<4 { bytes[8 + index] = UInt8(truncatingIfNeeded: low >> UInt64(56 - 8 * index)) }
         bytes[6] = bytes[6] & 0x0f | 0x40           // version 4
         bytes[8] = bytes[8] & 0x3f | 0x80           // RFC variant
         var prefix = [UInt8]()

@@ -186,6 +186,18 @@ struct APNsIDRangeTests {
         let ids = Set((0..<1000).map { _ in APNsIDRange(count: 1).id(at: 0) })
         #expect(ids.count == 1000)
     }
+
+    /// Attempts in one process count in the first eight hex digits and share the random middle.
+    @Test("attempts of one process: a counter, then the process's random bits")
+    func countedWithinAProcess() throws {
+        let first = try #require(APNsIDRange(count: 1).first), second = try #require(APNsIDRange(count: 1).first)
+        let canonical = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+        #expect(first.wholeMatch(of: canonical) != nil && second.wholeMatch(of: canonical) != nil)
+        let firstCount = try #require(UInt32(first.prefix(8), radix: 16))
+        // Other tests may take attempts in between: later, not necessarily next.
+        #expect(try #require(UInt32(second.prefix(8), radix: 16)) > firstCount)
+        #expect(first.dropFirst(8).prefix(20) == second.dropFirst(8).prefix(20))
+    }
 }
 
 @Suite("APNsCertificateTopic")
