@@ -2,11 +2,13 @@ import NIOConcurrencyHelpers
 
 /// Sizes the AMQP prefetch from the jobs as they arrive (`--prefetch auto`, the default): enough
 /// jobs to fill the notifications-in-flight budget twice over, but no more job bodies than half of
-/// `--max-bytes-in-flight` on average, within 10…1,000. One-device jobs get a large prefetch (the
-/// pipe stays full at any APNs round trip), 1,000-device chunk jobs a small one (their devices
-/// wait in RabbitMQ, not in memory). A change of at least 2x restarts the consumer.
+/// `--max-bytes-in-flight` on average, at least 10. One-device jobs get a large prefetch, 8,000 with
+/// the default budget, so the pipe stays full at any APNs round trip (a cap of 1,000 held them to
+/// 1,000 in flight: 6,900/s at a 100 ms round trip); 1,000-device chunk jobs a small one (their
+/// devices wait in RabbitMQ, not in memory). A change of at least 2x restarts the consumer.
 final class PrefetchTuner: Sendable {
-    static let range: ClosedRange<Int> = 10...1000
+    /// `basic.qos` counts in 16 bits.
+    static let range: ClosedRange<Int> = 10...Int(UInt16.max)
     /// Jobs between two looks at the averages.
     static let window = 64
 

@@ -83,8 +83,10 @@ struct FlowControlTests {
     }
 
     @Test func thePrefetchFollowsTheJobsSize() {
-        // One-device jobs of ~300 bytes: as many as the range allows.
-        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 300, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 1000)
+        // One-device jobs of ~300 bytes: twice the budget, so the pipe stays full while acks travel.
+        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 300, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 8000)
+        // However large the budget, basic.qos counts in 16 bits.
+        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 100, maxInFlight: 100_000, maxBytesInFlight: 1 << 40) == 65535)
         // 1,000-device chunk jobs: twice the budget's worth of devices, no more.
         #expect(PrefetchTuner.prefetch(meanDevices: 1000, meanBytes: 70_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 10)
         // 100-device jobs: 80.
@@ -96,8 +98,8 @@ struct FlowControlTests {
     @Test func theTunerChangesThePrefetchOnlyByTwofoldStepsAfterAWindow() {
         let tuner = PrefetchTuner(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
         for _ in 1..<PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 300) == nil) }
-        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 1000)
-        for _ in 1...PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 400) == nil, "1000 again: no change") }
+        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 8000)
+        for _ in 1...PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 400) == nil, "8000 again: no change") }
         var changed: UInt16?
         for _ in 1...PrefetchTuner.window { changed = tuner.observe(devices: 1000, bodyBytes: 70_000) ?? changed }
         #expect(changed == 10)
