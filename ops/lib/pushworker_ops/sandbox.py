@@ -20,15 +20,21 @@ class Sandbox:
         self.process = None
         self.port = None
 
-    def start(self, same_port=False, timeout=120):
+    def start(self, same_port=False, timeout=120, rules=(), go_away_every=None):
         """Starts it on a free port, or with same_port on the one it had (a restart: the workers
-        keep their --apns-url); waits until it says where it listens."""
+        keep their --apns-url); waits until it says where it listens. rules and go_away_every are
+        given on its command line, so they hold from its first request: a worker that reconnects
+        the moment the port opens must not meet a sandbox that accepts every token."""
         port = self.port if same_port and self.port else 0
         self.port = None
         logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
-        latency = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
+        options = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
+        for rule in rules:
+            options += ["--rule", json.dumps(rule)]
+        if go_away_every is not None:
+            options += ["--go-away-every", str(go_away_every)]
         self.process = spawn(self.name, [self.binary, "sandbox", "--port", str(port), "--state-directory", str(self.state),
-                                         *latency, "--log-level", "warning"],
+                                         *options, "--log-level", "warning"],
                              self.log_path, env=self.env, new_session=self.new_session)
         deadline = time.monotonic() + timeout
         while True:
