@@ -90,7 +90,7 @@ extension JobProcessor {
         let eventMessage = ResultPublisher.Message(
             exchange: configuration.resultsExchange, routingKey: event.routingKey,
             body: event.body(jobID: Self.bestEffortID(delivery), app: nil, time: now), properties: Self.eventProperties)
-        guard await results.publish([copy, eventMessage], logger: logger) else { return }
+        guard await results.publish([copy, eventMessage], logger: self.logger) else { return }
         amqp.ack(delivery.tag)
         status.recordRejection()
     }
