@@ -19,6 +19,24 @@ import Testing
         #expect(unacked.count == 0)
     }
 
+    @Test func acksAfterAGapWaitForTheOldestWhenHolding() {
+        var unacked = UnackedDeliveries()
+        for tag in UInt64(1)...6 { unacked.insert(tag) }
+        #expect(unacked.oldest == 1)
+        // 1 is still being worked on: nothing goes, everything waits for it.
+        var (plan, held, _) = unacked.planAcks([3, 2, 5], holdingGaps: true)
+        #expect(plan.isEmpty && held == [2, 3, 5] && unacked.count == 6)
+        // 1 is done: one multiple ack through 3; 5 waits for 4.
+        (plan, held, _) = unacked.planAcks([1, 2, 3, 5], holdingGaps: true)
+        #expect(plan.map(\.tag) == [3] && plan.map(\.multiple) == [true] && held == [5])
+        #expect(unacked.oldest == 4)
+        // The oldest alone goes as a single ack (the broker finds it first).
+        (plan, held, _) = unacked.planAcks([4], holdingGaps: true)
+        #expect(plan.map(\.tag) == [4] && plan.map(\.multiple) == [false] && held.isEmpty)
+        (plan, held, _) = unacked.planAcks([5, 6], holdingGaps: true)
+        #expect(plan.map(\.tag) == [6] && plan.map(\.multiple) == [true] && held.isEmpty && unacked.oldest == nil)
+    }
+
     /// Against a plain set as the model: whatever the order of acks, the window agrees on which tags
     /// are outstanding, and every planned frame settles exactly the tags it should.
     @Test func windowAgreesWithASetUnderRandomOperations() {
@@ -46,8 +64,10 @@ import Testing
                     let batch = (0..<Int.random(in: 1...6, using: &generator)).map { _ in UInt64.random(in: 1...nextTag + 1, using: &generator) }
                     let wanted = Set(batch).intersection(model)
                     let oldest = model.min()
-                    let (plan, dropped) = unacked.planAcks(batch)
+                    let holding = Bool.random(using: &generator)
+                    let (plan, held, dropped) = unacked.planAcks(batch, holdingGaps: holding)
                     #expect(dropped == Set(batch).count - wanted.count)
+                    #expect(holding || held.isEmpty)
                     var settled = Set<UInt64>()
                     for (tag, multiple) in plan {
                         if multiple {
@@ -59,8 +79,10 @@ import Testing
                             settled.insert(tag)
                         }
                     }
-                    #expect(settled == wanted)
-                    model.subtract(wanted)
+                    #expect(settled.union(held) == wanted && settled.isDisjoint(with: held))
+                    #expect(held.allSatisfy { unacked.contains($0) }, "held acks stay outstanding")
+                    #expect(held == held.sorted())
+                    model.subtract(settled)
                 }
                 #expect(unacked.count == model.count)
                 for tag in 1...nextTag + 1 where unacked.contains(tag) != model.contains(tag) {

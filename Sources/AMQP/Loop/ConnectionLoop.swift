@@ -12,9 +12,11 @@ final class ConnectionLoop {
     static let framesPerIteration = 256
     /// Commands executed before reading frames again.
     static let commandsPerIteration = 2048
-    /// Longest an ack waits to be sent with others (see `ackDue`).
+    /// Longest an ack waits to be sent with others (see `acksDue`).
     static let ackDelay = Duration.milliseconds(2)
     static let ackBatch = 256
+    /// Longest an ack waits for the deliveries before it (see `acksDue`).
+    static let ackHoldLimit = Duration.milliseconds(100)
 
     struct Consumer {
         let queue: String
@@ -43,6 +45,8 @@ final class ConnectionLoop {
     /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
     var pendingAcks: [UInt64] = []
     var pendingAcksSince: ContinuousClock.Instant?
+    /// Whether `pendingAcks` holds the oldest unacked delivery (then they can start with a `multiple`).
+    var pendingAcksIncludeOldest = false
     /// Of the active consumers (0, unlimited, counts as no limit): acks must not hold back more
     /// than half of it.
     var smallestPrefetch: Int {
@@ -110,7 +114,7 @@ final class ConnectionLoop {
             }
             try handle(frame, on: connection)
         }
-        if ackDue() { try flushAcks(on: connection) }
+        if let flush = acksDue() { try flushAcks(on: connection, holdingGaps: flush == .oldestRun) }
         try checkConfirmTimeout()
         // Frame handling may have published (publishes held while the broker blocked us).
         try connection.flushFrames()
@@ -142,6 +146,7 @@ final class ConnectionLoop {
                 unacked.reset()
                 pendingAcks.removeAll()
                 pendingAcksSince = nil
+                pendingAcksIncludeOldest = false
                 blocked = false
                 try declare(topology, on: connection)
                 for tag in consumerOrder where consumers[tag]?.active == true {
@@ -183,6 +188,7 @@ final class ConnectionLoop {
         unacked.reset()
         pendingAcks.removeAll()
         pendingAcksSince = nil
+        pendingAcksIncludeOldest = false
         blocked = false
         client.markDisconnected(error)
         let delay = backoff.next()

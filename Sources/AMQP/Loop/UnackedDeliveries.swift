@@ -11,6 +11,9 @@ struct UnackedDeliveries {
     private var firstTag: UInt64 = 1
     private(set) var count = 0
 
+    /// The oldest tag still awaiting its ack.
+    var oldest: UInt64? { count > 0 ? firstTag : nil }
+
     func contains(_ tag: UInt64) -> Bool {
         guard let slot = slot(of: tag) else { return false }
         return outstanding[slot]
@@ -60,9 +63,11 @@ struct UnackedDeliveries {
     }
 
     /// Plans the frames for a batch of single acks: the run of oldest outstanding tags that are all
-    /// in the batch becomes one `multiple` ack, the rest go one by one. Unknown tags are dropped
-    /// (`dropped` counts them).
-    mutating func planAcks(_ tags: [UInt64]) -> (plan: [(tag: UInt64, multiple: Bool)], dropped: Int) {
+    /// in the batch becomes one `multiple` ack (or a single one if it is just the oldest), the rest
+    /// go one by one, or with `holdingGaps` are returned as `held` (ascending, still outstanding) to
+    /// wait for the tags before them. Unknown tags are dropped (`dropped` counts them).
+    mutating func planAcks(_ tags: [UInt64], holdingGaps: Bool = false)
+        -> (plan: [(tag: UInt64, multiple: Bool)], held: [UInt64], dropped: Int) {
         var wanted = tags.sorted()
         var unique = 0
         for tag in wanted where unique == 0 || wanted[unique - 1] != tag {
@@ -73,7 +78,7 @@ struct UnackedDeliveries {
         let requested = wanted.count
         wanted.removeAll { !contains($0) }
         let dropped = requested - wanted.count
-        guard !wanted.isEmpty else { return ([], dropped) }
+        guard !wanted.isEmpty else { return ([], [], dropped) }
         // The run: outstanding tags from the oldest on, as long as each is in the batch.
         var runLength = 0
         var slot = head
@@ -85,17 +90,17 @@ struct UnackedDeliveries {
             slot += 1
         }
         var plan: [(tag: UInt64, multiple: Bool)] = []
-        var rest = wanted[...]
-        if runLength >= 2 {
+        if runLength >= 1 {
             _ = removeThrough(wanted[runLength - 1])
-            plan.append((wanted[runLength - 1], true))
-            rest = wanted[runLength...]
+            plan.append((wanted[runLength - 1], runLength >= 2))
         }
+        let rest = wanted[runLength...]
+        if holdingGaps { return (plan, Array(rest), dropped) }
         for tag in rest {
             remove(tag)
             plan.append((tag, false))
         }
-        return (plan, dropped)
+        return (plan, [], dropped)
     }
 
     mutating func reset() {
