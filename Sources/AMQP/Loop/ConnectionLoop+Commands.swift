@@ -50,8 +50,7 @@ extension ConnectionLoop {
             }
         }
         if let flush = acksDue() { try flushAcks(on: connection, holdingGaps: flush == .oldestRun) }
-        // Acks and publishes go out in one write, before frames are read again.
-        try connection.flushFrames()
+        // Acks and publishes go out in one write once the loop has read what came in (`iterate`).
     }
 
     enum AckFlush { case oldestRun, all }

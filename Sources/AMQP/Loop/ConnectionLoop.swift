@@ -17,6 +17,9 @@ final class ConnectionLoop {
     static let ackBatch = 256
     /// Longest an ack waits for the deliveries before it (see `acksDue`).
     static let ackHoldLimit = Duration.milliseconds(100)
+    /// Longest buffered frames wait for more before they are written, when the loop has nothing
+    /// else to do (see `iterate`).
+    static let writeCoalescing = Duration.milliseconds(1)
 
     struct Consumer {
         let queue: String
@@ -47,6 +50,8 @@ final class ConnectionLoop {
     var pendingAcksSince: ContinuousClock.Instant?
     /// Whether `pendingAcks` holds the oldest unacked delivery (then they can start with a `multiple`).
     var pendingAcksIncludeOldest = false
+    /// When frames were first left buffered for `writeCoalescing`.
+    var framesBufferedSince: ContinuousClock.Instant?
     /// Of the active consumers (0, unlimited, counts as no limit): acks must not hold back more
     /// than half of it.
     var smallestPrefetch: Int {
@@ -116,14 +121,24 @@ final class ConnectionLoop {
         }
         if let flush = acksDue() { try flushAcks(on: connection, holdingGaps: flush == .oldestRun) }
         try checkConfirmTimeout()
-        // Frame handling may have published (publishes held while the broker blocked us).
-        try connection.flushFrames()
-        connection.releaseBuffers()
         // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
         // and no commands are left over (they would not signal the wake-up again).
-        if drained && !moreCommands {
+        let idle = drained && !moreCommands
+        // An idle loop lets a few publishes and acks wait up to `writeCoalescing` for more, so
+        // the broker reads them in one go: at one-token-job rates, a write per wake-up kept it
+        // handling a few frames at a time.
+        if idle, connection.hasBufferedFrames, framesBufferedSince.map({ ContinuousClock.now - $0 < Self.writeCoalescing }) ?? true {
+            if framesBufferedSince == nil { framesBufferedSince = .now }
+        } else {
+            // Frame handling may have published (publishes held while the broker blocked us).
+            try connection.flushFrames()
+            framesBufferedSince = nil
+        }
+        connection.releaseBuffers()
+        if idle {
             var timeout = pollTimeout(connection)
             if let acksDue = millisecondsUntilAcksDue() { timeout = min(timeout, acksDue) }
+            if framesBufferedSince != nil { timeout = min(timeout, 1) }
             client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: timeout)
         }
     }
