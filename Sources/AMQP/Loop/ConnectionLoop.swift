@@ -130,7 +130,9 @@ final class ConnectionLoop {
         if idle, connection.hasBufferedFrames, framesBufferedSince.map({ ContinuousClock.now - $0 < Self.writeCoalescing }) ?? true {
             if framesBufferedSince == nil { framesBufferedSince = .now }
         } else {
-            // Frame handling may have published (publishes held while the broker blocked us).
+            // The commands' publishes and acks, and what frame handling added (publishes held while
+            // the broker blocked us). Order is kept below: every method rabbitmq-c writes itself
+            // (close-ok, channel.open, consume…) is preceded by a flush in `AMQPConnection`.
             try connection.flushFrames()
             framesBufferedSince = nil
         }
