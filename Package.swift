@@ -92,15 +92,22 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], swiftSettings: strict),
+        // jemalloc's settings (malloc_conf.c), linked into the executable.
+        .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "Redis", "AMQP", "PushCore",
+            "Worker", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "Redis", "AMQP", "PushCore", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-        ], swiftSettings: strict),
+        ], swiftSettings: strict, linkerSettings: [
+            // jemalloc instead of glibc's malloc: a one-token job costs the worker ~20% less CPU,
+            // a 100-token job ~25% (glibc's arenas paid for buffers made on the AMQP thread and
+            // freed on the HTTP/2 thread). Release builds only: the sanitizers bring their own.
+            .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release)),
+        ]),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),

@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   pkg-config librabbitmq-dev libhiredis-dev libnghttp2-dev libssl-dev   # the C libraries we link
+  libjemalloc-dev                                                        # the allocator of release builds (README "Memory allocator")
   rabbitmq-server redis-server                                           # the broker and the group store
   nghttp2-client nghttp2-server curl openssl                             # independent HTTP/2 peers for tests and bench
   amqp-tools                                                             # amqp-publish / amqp-consume for the shell examples

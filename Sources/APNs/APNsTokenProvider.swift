@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PushCore
 import NIOConcurrencyHelpers
 
@@ -12,7 +16,7 @@ public final class APNsTokenProvider: Sendable {
         public var monotonic: @Sendable () -> ContinuousClock.Instant
         public var unixSeconds: @Sendable () -> Int
 
-        public static let system = Clock(monotonic: { .now }, unixSeconds: { Int(Date().timeIntervalSince1970) })
+        public static let system = Clock(monotonic: { .now }, unixSeconds: { Int(time(nil)) })
 
         public init(monotonic: @escaping @Sendable () -> ContinuousClock.Instant, unixSeconds: @escaping @Sendable () -> Int) {
             self.monotonic = monotonic
@@ -52,11 +56,11 @@ public final class APNsTokenProvider: Sendable {
     }
 
     public convenience init(keyFile: String, keyID: String, teamID: String) throws(APNsConfigurationError) {
-        guard let data = FileManager.default.contents(atPath: keyFile) else {
+        guard let data = FileBytes.contents(of: keyFile) else {
             throw APNsConfigurationError("apns-key-file: cannot read \(keyFile)")
         }
         do {
-            try self.init(keyPEM: Array(data), keyID: keyID, teamID: teamID)
+            try self.init(keyPEM: data, keyID: keyID, teamID: teamID)
         } catch {
             throw APNsConfigurationError("apns-key-file \(keyFile): \(error.message)")
         }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Wall-clock time for events and expirations.
 public struct UnixTime: Sendable, Hashable {
@@ -7,7 +11,9 @@ public struct UnixTime: Sendable, Hashable {
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
     public static func now() -> UnixTime {
-        UnixTime(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UnixTime(milliseconds: Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec + 500_000) / 1_000_000)
     }
 
     public var seconds: Int { Int(milliseconds / 1000) }

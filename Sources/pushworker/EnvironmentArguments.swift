@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// Makes every option of the chosen subcommand readable from `PUSHWORKER_<OPTION>`: before
 /// parsing, each such variable whose option the subcommand has and the command line lacks is
@@ -18,7 +17,7 @@ enum EnvironmentArguments {
         let help = root.helpMessage(for: command, columns: 400)
         var extra = [String]()
         for (name, takesValue) in options(inHelp: help) {
-            let variable = "PUSHWORKER_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            let variable = Env.variableName(name)
             guard let value = environment[variable], !value.isEmpty,
                   !arguments.contains("--\(name)"), !arguments.contains(where: { $0.hasPrefix("--\(name)=") }) else { continue }
             if takesValue {

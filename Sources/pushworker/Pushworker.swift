@@ -1,6 +1,5 @@
 import ArgumentParser
 import Worker
-import Foundation
 
 @main
 struct Pushworker: AsyncParsableCommand {
@@ -16,7 +15,7 @@ struct Pushworker: AsyncParsableCommand {
         BrokenPipes.ignoreProcessWide()
         let arguments = EnvironmentArguments.apply(
             to: Array(CommandLine.arguments.dropFirst()), root: Pushworker.self,
-            environment: ProcessInfo.processInfo.environment)
+            environment: Env.all)
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -105,6 +105,16 @@ struct FlowControlTests {
         #expect(changed == 10)
     }
 
+    @Test func largeJobsShrinkThePrefetchBeforeTheWindowIsFull() {
+        let tuner = PrefetchTuner(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        // 1,000-device chunk jobs: after 8 of them the jobs seen name twice the budget.
+        for _ in 1..<8 { #expect(tuner.observe(devices: 1000, bodyBytes: 70_000) == nil) }
+        #expect(tuner.observe(devices: 1000, bodyBytes: 70_000) == 10)
+        // One-device jobs still wait for a whole window.
+        for _ in 1..<PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 300) == nil) }
+        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 8000)
+    }
+
     @Test func aNewPrefetchRestartsTheConsumerOnlyWhileConsuming() {
         var state = ConsumptionState(prefetch: 100)
         #expect(state.retune(prefetch: 200) == .none, "not consuming yet: used when it starts")
