@@ -124,7 +124,11 @@ final class Connection {
         case .connecting: finishConnect(now: now)
         case .proxyWriting: writeProxyRequest()
         case .proxyReading: readProxyReply(buffer: &buffer, now: now)
-        case .tlsHandshake: continueHandshake(now: now)
+        case .tlsHandshake:
+            continueHandshake(now: now)
+            // OpenSSL reads ahead: the server's first frames may have come with the handshake's
+            // last bytes and wait in its buffer, where poll() cannot see them.
+            if phase == .ready { readAvailable(now: now, buffer: &buffer) }
         case .ready:
             if events & (Poller.readable | Poller.failed) != 0 || tlsWaitsForWritable {
                 readAvailable(now: now, buffer: &buffer)
