@@ -56,8 +56,10 @@ public final class APNsClient: Sendable {
             return
         }
         let sentID = notification.apnsID
+        // APNs answers with the apns-id it was sent: read it from the response only when we sent none.
         http.send(headers: headers, path: APNsRequestBuilder.path(for: notification.token),
-                  requestHeader: APNsRequestBuilder.apnsIDHeader(notification), body: notification.payload) { result in
+                  requestHeader: APNsRequestBuilder.apnsIDHeader(notification), body: notification.payload,
+                  keepsResponseHeaders: sentID == nil) { result in
             var answer = switch result {
             case let .success(response): Self.result(from: response)
             case let .failure(error): Self.result(from: error)

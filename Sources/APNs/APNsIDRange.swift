@@ -4,8 +4,11 @@ import Synchronization
 /// last eight hex digits count the job's devices. Events name each device's id, and job.completed
 /// names the first and the last, so a person can look any of them up in Apple's delivery log.
 public struct APNsIDRange: Sendable, Hashable {
-    /// `xxxxxxxx-xxxx-4xxx-yxxx-xxxx`: the 28 characters the devices share.
-    private let prefix: [UInt8]
+    /// Bytes 0–7 and 8–11 of the UUID, version and variant set: the 28 characters
+    /// `xxxxxxxx-xxxx-4xxx-yxxx-xxxx` the devices share, kept as numbers so that a job's range
+    /// allocates nothing (two arrays per job before).
+    private let high: UInt64
+    private let low: UInt32
     public let count: Int
 
     /// The prefix is a counter of job attempts (4 bytes) and 64 random bits drawn once per process:
@@ -31,19 +34,8 @@ public struct APNsIDRange: Sendable, Hashable {
     /// Takes bytes 0–7 from `high` and 8–11 from the top of `low`, then sets the version and variant.
     private init(count: Int, high: UInt64, low: UInt64) {
         precondition(count >= 0 && UInt64(count) <= UInt64(UInt32.max) + 1, "an apns-id range counts at most 2^32 devices")
-        var bytes = [UInt8](repeating: 0, count: 12)
-        for index in 0..<8 { bytes[index] = UInt8(truncatingIfNeeded: high >> UInt64(56 - 8 * index)) }
-        for index in 0..<4 { bytes[8 + index] = UInt8(truncatingIfNeeded: low >> UInt64(56 - 8 * index)) }
-        bytes[6] = bytes[6] & 0x0f | 0x40           // version 4
-        bytes[8] = bytes[8] & 0x3f | 0x80           // RFC variant
-        var prefix = [UInt8]()
-        prefix.reserveCapacity(28)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { prefix.append(UInt8(ascii: "-")) }
-            prefix.append(Self.digits[Int(byte >> 4)])
-            prefix.append(Self.digits[Int(byte & 0x0f)])
-        }
-        self.prefix = prefix
+        self.high = high & ~0x0000_0000_0000_F000 | 0x0000_0000_0000_4000    // byte 6's high nibble: version 4
+        self.low = UInt32(truncatingIfNeeded: low >> 32) & 0x3FFF_FFFF | 0x8000_0000   // byte 8's top bits: RFC variant
         self.count = count
     }
 
@@ -51,11 +43,28 @@ public struct APNsIDRange: Sendable, Hashable {
     public func id(at index: Int) -> String {
         let counter = UInt32(truncatingIfNeeded: index)
         return String(unsafeUninitializedCapacity: 36) { buffer in
-            for (offset, byte) in prefix.enumerated() { buffer[offset] = byte }
-            for digit in 0..<8 {
-                buffer[28 + digit] = Self.digits[Int(counter >> UInt32(28 - 4 * digit) & 0x0f)]
+            var offset = 0
+            func hex(_ value: UInt64, digits: Int) {
+                for digit in 0..<digits {
+                    buffer[offset] = Self.digits[Int(value >> UInt64(4 * (digits - 1 - digit)) & 0x0f)]
+                    offset += 1
+                }
             }
-            return 36
+            func dash() {
+                buffer[offset] = UInt8(ascii: "-")
+                offset += 1
+            }
+            hex(high >> 32, digits: 8)
+            dash()
+            hex(high >> 16 & 0xFFFF, digits: 4)
+            dash()
+            hex(high & 0xFFFF, digits: 4)
+            dash()
+            hex(UInt64(low >> 16), digits: 4)
+            dash()
+            hex(UInt64(low & 0xFFFF), digits: 4)
+            hex(UInt64(counter), digits: 8)
+            return offset
         }
     }
 

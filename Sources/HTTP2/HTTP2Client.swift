@@ -56,10 +56,14 @@ public final class HTTP2Client: Sendable {
     /// Sends a request made of shared headers, its own path and a body.
     /// `requestHeader`: one more field of this request alone (lowercase name), sent never-indexed,
     /// so a per-request id does not cost the shared block's reuse.
+    /// `keepsResponseHeaders`: false when the caller already knows what the kept headers would say
+    /// (APNs echoes the apns-id it was sent): the response then has none, and costs no Strings.
     public func send(headers: RequestHeaderBlock, path: String, requestHeader: HTTP2Header? = nil, body: [UInt8],
+                     keepsResponseHeaders: Bool = true,
                      completion: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
         let submission = Submission(headerBlock: headers, path: path, requestHeader: requestHeader, body: body,
-                                    deadline: .now + requestTimeout, completion: completion)
+                                    keepsResponseHeaders: keepsResponseHeaders, deadline: .now + requestTimeout,
+                                    completion: completion)
         if let failure = shared.submit(submission) {
             completion(.failure(failure))
         }

@@ -15,16 +15,20 @@ public enum JobID {
         let sequence = counter.add(1, ordering: .relaxed).newValue
         // RFC 9562 variant bits, then 62 bits of sequence.
         let low = (sequence & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        var text = [UInt8]()
-        text.reserveCapacity(36)
-        for (index, word) in [processBits, low].enumerated() {
-            for nibble in 0..<16 {
-                let position = index * 16 + nibble
-                if position == 8 || position == 12 || position == 16 || position == 20 { text.append(UInt8(ascii: "-")) }
-                let value = UInt8((word >> UInt64(60 - nibble * 4)) & 0xF)
-                text.append(value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10)
+        // Written straight into the String's storage: one allocation per job.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var count = 0
+            for position in 0..<32 {
+                if position == 8 || position == 12 || position == 16 || position == 20 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let word = position < 16 ? processBits : low
+                let value = UInt8((word >> UInt64(60 - (position % 16) * 4)) & 0xF)
+                text[count] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+                count += 1
             }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }

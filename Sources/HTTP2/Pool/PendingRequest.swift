@@ -5,6 +5,8 @@ struct Submission: Sendable {
     /// A field of this request alone besides `:path` (an `apns-id`), sent never-indexed.
     var requestHeader: HTTP2Header?
     var body: [UInt8]
+    /// Whether the response keeps the client's `keptResponseHeaders`.
+    var keepsResponseHeaders = true
     var deadline: ContinuousClock.Instant
     var completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
 }
@@ -22,6 +24,7 @@ final class PendingRequest {
     let requestHeader: HTTP2Header?
     /// Read by nghttp2's data provider; lives here until the stream closes.
     let body: [UInt8]
+    let keepsResponseHeaders: Bool
     let deadline: ContinuousClock.Instant
     private let completion: @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
     var place: Place = .queued
@@ -33,6 +36,7 @@ final class PendingRequest {
         path = submission.path
         requestHeader = submission.requestHeader
         body = submission.body
+        keepsResponseHeaders = submission.keepsResponseHeaders
         deadline = submission.deadline
         completion = submission.completion
     }

@@ -245,7 +245,7 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
         }
         stream.status = status
     } else if nameBytes.first != UInt8(ascii: ":"), owner.keeps(header: nameBytes),
-              let stream = owner.stream(for: frame.pointee.hd.stream_id) {
+              let stream = owner.stream(for: frame.pointee.hd.stream_id), stream.request.keepsResponseHeaders {
         stream.headers.append(HTTP2Header(name: String(decoding: nameBytes, as: UTF8.self),
                                           value: String(decoding: valueBytes, as: UTF8.self)))
     }
