@@ -34,6 +34,14 @@ public struct OwnerInbox<Item> {
         return true
     }
 
+    /// Owner, just before a wait that ends on its own within a few milliseconds: callers need not
+    /// signal, the owner takes their work when the wait ends. False when work is already waiting.
+    public mutating func ownerWillPause(otherWorkWaiting: Bool = false) -> Bool {
+        guard items.isEmpty, !otherWorkWaiting else { return false }
+        ownerWaiting = false
+        return true
+    }
+
     /// Owner, after poll() returned: it runs now, so the next item needs no wake-up.
     public mutating func ownerIsRunning() {
         ownerWaiting = false

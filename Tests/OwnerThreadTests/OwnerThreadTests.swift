@@ -105,6 +105,20 @@ struct OwnerInboxTests {
         #expect(!wokeAfterPoll, "after poll() returned the owner runs: no wake-up")
     }
 
+    @Test("before a short wait the owner asks for no wake-up, but still does not block over waiting work")
+    func shortPause() {
+        var inbox = OwnerInbox<Int>()
+        let mayPause = inbox.ownerWillPause()
+        #expect(mayPause)
+        let woke = inbox.post(1)
+        #expect(!woke, "the owner's wait ends on its own: no wake-up")
+        let mayPauseWithWorkWaiting = inbox.ownerWillPause()
+        #expect(!mayPauseWithWorkWaiting)
+        var empty = OwnerInbox<Int>()
+        let mayPauseWithNewsWaiting = empty.ownerWillPause(otherWorkWaiting: true)
+        #expect(!mayPauseWithNewsWaiting)
+    }
+
     @Test("take(limit:) hands out work in arrival order and says whether more is left; removeAll empties it")
     func takeInBatches() {
         var inbox = OwnerInbox<Int>()

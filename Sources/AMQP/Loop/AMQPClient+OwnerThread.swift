@@ -14,10 +14,19 @@ extension AMQPClient {
         }
     }
 
-    /// Blocks until the socket is readable, a command is queued, or the timeout passes; returns at
-    /// once if commands are already waiting.
+    /// Waits this short are not cut short by queued commands (see `waitForWork`).
+    static let wakeFreeWaitMilliseconds: Int32 = 2
+
+    /// Blocks until the socket is readable, a command is queued (for waits longer than
+    /// `wakeFreeWaitMilliseconds`), or the timeout passes; returns at once if commands are already
+    /// waiting.
     func waitForWork(socket: Int32, timeoutMilliseconds: Int32) {
-        let idle = shared.withLockedValue { $0.inbox.ownerWillWait() }
+        // A wait of a few milliseconds (buffered frames, acks due) ends on its own: commands queued
+        // meanwhile wait for it rather than wake the thread. At one-token-job rates the publishes
+        // of settled jobs woke it thousands of times a second (an eventfd write and a context
+        // switch each), between waits of at most `writeCoalescing`.
+        let short = timeoutMilliseconds <= Self.wakeFreeWaitMilliseconds
+        let idle = shared.withLockedValue { short ? $0.inbox.ownerWillPause() : $0.inbox.ownerWillWait() }
         // The thread only runs when the wake signal was made (`start()`).
         guard idle, let wakeSignal = try? wakeSignal.get() else { return }
         wakeSignal.wait(readable: socket, timeoutMilliseconds: timeoutMilliseconds)
