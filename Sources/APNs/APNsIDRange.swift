@@ -1,4 +1,5 @@
 import Synchronization
+import PushCore
 
 /// The `apns-id` of every request of one job attempt: one UUID in version-4 form (RFC 9562) whose
 /// last eight hex digits count the job's devices. Events name each device's id, and job.completed
@@ -41,35 +42,9 @@ public struct APNsIDRange: Sendable, Hashable {
 
     /// The id of the device at `index` of the job's device list (one allocation: it runs per request).
     public func id(at index: Int) -> String {
-        let counter = UInt32(truncatingIfNeeded: index)
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            var offset = 0
-            func hex(_ value: UInt64, digits: Int) {
-                for digit in 0..<digits {
-                    buffer[offset] = Self.digits[Int(value >> UInt64(4 * (digits - 1 - digit)) & 0x0f)]
-                    offset += 1
-                }
-            }
-            func dash() {
-                buffer[offset] = UInt8(ascii: "-")
-                offset += 1
-            }
-            hex(high >> 32, digits: 8)
-            dash()
-            hex(high >> 16 & 0xFFFF, digits: 4)
-            dash()
-            hex(high & 0xFFFF, digits: 4)
-            dash()
-            hex(UInt64(low >> 16), digits: 4)
-            dash()
-            hex(UInt64(low & 0xFFFF), digits: 4)
-            hex(UInt64(counter), digits: 8)
-            return offset
-        }
+        UUIDText.format(high: high, low: UInt64(low) << 32 | UInt64(UInt32(truncatingIfNeeded: index)))
     }
 
     public var first: String? { count > 0 ? id(at: 0) : nil }
     public var last: String? { count > 0 ? id(at: count - 1) : nil }
-
-    private static let digits = Array("0123456789abcdef".utf8)
 }

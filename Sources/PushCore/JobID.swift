@@ -15,20 +15,6 @@ public enum JobID {
         let sequence = counter.add(1, ordering: .relaxed).newValue
         // RFC 9562 variant bits, then 62 bits of sequence.
         let low = (sequence & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        // Written straight into the String's storage: one allocation per job.
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var count = 0
-            for position in 0..<32 {
-                if position == 8 || position == 12 || position == 16 || position == 20 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                let word = position < 16 ? processBits : low
-                let value = UInt8((word >> UInt64(60 - (position % 16) * 4)) & 0xF)
-                text[count] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-                count += 1
-            }
-            return count
-        }
+        return UUIDText.format(high: processBits, low: low)
     }
 }

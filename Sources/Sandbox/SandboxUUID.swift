@@ -1,3 +1,5 @@
+import PushCore
+
 /// Random (version 4) UUID strings from a per-connection SplitMix64 generator: `apns-unique-id`
 /// needs uniqueness, not secrecy, and a getrandom call per response would cost more than the answer.
 struct SandboxUUIDGenerator {
@@ -20,21 +22,7 @@ struct SandboxUUIDGenerator {
     mutating func next() -> String {
         let high = (self.next64() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (self.next64() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let hex: StaticString = "0123456789abcdef"
-            var out = 0
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                    buffer[out] = UInt8(ascii: "-")
-                    out += 1
-                }
-                let word = nibble < 16 ? high : low
-                let shift = UInt64(60 - (nibble % 16) * 4)
-                buffer[out] = hex.utf8Start[Int((word >> shift) & 0xF)]
-                out += 1
-            }
-            return out
-        }
+        return UUIDText.format(high: high, low: low)
     }
 }
 

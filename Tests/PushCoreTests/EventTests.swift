@@ -205,6 +205,11 @@ struct PushEventTests {
 }
 
 @Suite struct JobIDTests {
+    @Test func uuidTextWritesBothHalvesInOrder() {
+        #expect(UUIDText.format(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210) == "01234567-89ab-cdef-fedc-ba9876543210")
+        #expect(UUIDText.format(high: 0, low: .max) == "00000000-0000-0000-ffff-ffffffffffff")
+    }
+
     @Test func generatedIDsAreDistinctLowercaseUUIDsThatFoundationReadsBack() {
         var seen = Set<String>()
         for _ in 0..<1000 {
