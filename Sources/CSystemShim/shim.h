@@ -16,4 +16,9 @@ static inline int pw_set_thread_name(pthread_t thread, const char *name) { retur
 static inline int pw_malloc_limit_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 static inline int pw_malloc_trim(void) { return malloc_trim(0); }
 static inline int pw_malloc_disable_fastbins(void) { return mallopt(M_MXFAST, 0); }
+
+// Whether malloc is glibc's: release builds link jemalloc, which exports mallctl and returns freed
+// memory itself; the tuning above is then for an allocator nobody uses.
+#include <dlfcn.h>
+static inline int pw_malloc_is_glibc(void) { return dlsym(RTLD_DEFAULT, "mallctl") == 0; }
 #endif

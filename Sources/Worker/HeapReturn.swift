@@ -4,10 +4,13 @@ import NIOConcurrencyHelpers
 /// Gives memory back to the system once the worker is idle. glibc keeps freed memory in its
 /// arenas: after a fan-out of a million devices the worker otherwise stayed ~100 MB above its idle
 /// size, and grew further on the next fan-out when other threads' arenas filled up.
-/// For glibc's malloc: debug and sanitizer builds. Release builds allocate with jemalloc, whose
-/// background thread returns freed pages (Sources/MallocTuning); these calls then reach glibc's
-/// unused allocator and cost next to nothing.
+/// Only for glibc's malloc (debug and sanitizer builds): release builds allocate with jemalloc,
+/// whose background thread returns freed pages (Sources/MallocTuning), so there the worker makes
+/// no `HeapReturn` and tunes nothing (`glibcAllocates`), and a job's end takes no lock for it.
 final class HeapReturn: Sendable {
+    /// Read once: whether malloc is glibc's (not jemalloc's).
+    static let glibcAllocates = pw_malloc_is_glibc() != 0
+
     private struct State {
         var jobsSinceTrim = 0
         var lastTrim = ContinuousClock.now
@@ -27,6 +30,7 @@ final class HeapReturn: Sendable {
     /// consolidates all fastbins before each one; small blocks still come from the per-thread
     /// cache. Call before the worker's threads start.
     static func tuneAllocator(arenas: Int32 = 2) {
+        guard glibcAllocates else { return }
         _ = pw_malloc_limit_arenas(arenas)
         _ = pw_malloc_disable_fastbins()
     }

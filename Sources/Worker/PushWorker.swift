@@ -129,7 +129,7 @@ public final class PushWorker: Service, Sendable {
     /// pause consumption above --max-bytes-in-flight) and hands it to the processor.
     private func deliveryHandler() -> @Sendable (AMQPDelivery) -> Void {
         let jobs = jobs, processor = processor, gate = gate
-        let heapReturn = HeapReturn()
+        let heapReturn = HeapReturn.glibcAllocates ? HeapReturn() : nil
         let bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
         @Sendable func memory(_ action: BodyBytesInFlight.Action) {
             switch action {
@@ -144,7 +144,8 @@ public final class PushWorker: Service, Sendable {
             memory(bodyBytes.take(bytes))
             processor.start(delivery) {
                 memory(bodyBytes.give(bytes))
-                heapReturn.jobFinished(stillInFlight: jobs.finish())
+                let stillInFlight = jobs.finish()
+                heapReturn?.jobFinished(stillInFlight: stillInFlight)
             }
         }
     }
