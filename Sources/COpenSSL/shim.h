@@ -24,8 +24,8 @@ static inline long pw_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
 static inline long pw_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
 }
-static inline void pw_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) {
-    SSL_CTX_set_read_ahead(ctx, yes);
+static inline long pw_BIO_set_read_buffer_size(BIO *bio, long size) {
+    return BIO_set_read_buffer_size(bio, size);
 }
 static inline long pw_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) {
     return SSL_CTX_add1_chain_cert(ctx, cert);

@@ -1,31 +1,90 @@
 /// A validated notification job: what to send, to whom, and how often it has been tried.
+///
+/// The fields live in one shared object, copied on write: a job travels through a dozen closures
+/// and values (delivery round, requests, settlement), and copying nine fields each time cost a
+/// retain and a release per field (~4% of a one-token job's CPU in `ops/bench --profile a`).
 public struct PushJob: Sendable, Hashable {
-    public var id: String
-    public var app: String
-    public var tokens: [DeviceToken]
-    public var groups: [String]
+    private final class Fields: Sendable {
+        let id: String
+        let app: String
+        let tokens: [DeviceToken]
+        let groups: [String]
+        let expiration: Int
+        let options: any PlatformOptions
+        let payload: [UInt8]
+        let attempts: Int
+        let chunk: Int?
+
+        init(id: String, app: String, tokens: [DeviceToken], groups: [String], expiration: Int,
+             options: any PlatformOptions, payload: [UInt8], attempts: Int, chunk: Int?) {
+            self.id = id
+            self.app = app
+            self.tokens = tokens
+            self.groups = groups
+            self.expiration = expiration
+            self.options = options
+            self.payload = payload
+            self.attempts = attempts
+            self.chunk = chunk
+        }
+
+        func with(id: String? = nil, app: String? = nil, tokens: [DeviceToken]? = nil, groups: [String]? = nil,
+                  expiration: Int? = nil, options: (any PlatformOptions)? = nil, payload: [UInt8]? = nil,
+                  attempts: Int? = nil, chunk: Int?? = nil) -> Fields {
+            Fields(id: id ?? self.id, app: app ?? self.app, tokens: tokens ?? self.tokens, groups: groups ?? self.groups,
+                   expiration: expiration ?? self.expiration, options: options ?? self.options,
+                   payload: payload ?? self.payload, attempts: attempts ?? self.attempts, chunk: chunk ?? self.chunk)
+        }
+    }
+
+    private var fields: Fields
+
+    public var id: String {
+        get { fields.id }
+        set { fields = fields.with(id: newValue) }
+    }
+    public var app: String {
+        get { fields.app }
+        set { fields = fields.with(app: newValue) }
+    }
+    public var tokens: [DeviceToken] {
+        get { fields.tokens }
+        set { fields = fields.with(tokens: newValue) }
+    }
+    public var groups: [String] {
+        get { fields.groups }
+        set { fields = fields.with(groups: newValue) }
+    }
     /// Absolute UNIX seconds; 0 means "one attempt, not stored by the platform".
-    public var expiration: Int
+    public var expiration: Int {
+        get { fields.expiration }
+        set { fields = fields.with(expiration: newValue) }
+    }
     /// The platform's own fields (APNs: APNsCore's `APNsJobOptions`, read through `job.apns`).
-    public var options: any PlatformOptions
+    public var options: any PlatformOptions {
+        get { fields.options }
+        set { fields = fields.with(options: newValue) }
+    }
     /// The body the platform receives, serialised once per job.
-    public var payload: [UInt8]
+    public var payload: [UInt8] {
+        get { fields.payload }
+        set { fields = fields.with(payload: newValue) }
+    }
     /// Tries already made for these devices (0 for a fresh job).
-    public var attempts: Int
+    public var attempts: Int {
+        get { fields.attempts }
+        set { fields = fields.with(attempts: newValue) }
+    }
     /// Set on the jobs a large fan-out was split into.
-    public var chunk: Int?
+    public var chunk: Int? {
+        get { fields.chunk }
+        set { fields = fields.with(chunk: .some(newValue)) }
+    }
 
     public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], expiration: Int = 0,
                 options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
-        self.id = id
-        self.app = app
-        self.tokens = tokens
-        self.groups = groups
-        self.expiration = expiration
-        self.options = options
-        self.payload = payload
-        self.attempts = attempts
-        self.chunk = chunk
+        fields = Fields(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration, options: options,
+                        payload: payload, attempts: attempts, chunk: chunk)
     }
 
     public static func == (lhs: PushJob, rhs: PushJob) -> Bool {
@@ -49,10 +108,7 @@ public struct PushJob: Sendable, Hashable {
     /// The same notification for other devices: used for chunks of a fan-out and for retries.
     public func derived(tokens: [DeviceToken], attempts: Int, chunk: Int?) -> PushJob {
         var job = self
-        job.tokens = tokens
-        job.groups = []
-        job.attempts = attempts
-        job.chunk = chunk
+        job.fields = fields.with(tokens: tokens, groups: [], attempts: attempts, chunk: .some(chunk))
         return job
     }
 

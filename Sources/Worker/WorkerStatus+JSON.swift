@@ -29,7 +29,7 @@ extension WorkerStatus {
         writer.rawField("amqp_connected", snapshot.amqpConnected ? "true" : "false")
         writer.field("redis_problem", snapshot.redisProblem)
         var problems = JSONWriter()
-        for (app, reason) in snapshot.credentialProblems.sorted(by: { $0.key < $1.key }) { problems.field(app, reason) }
+        for (app, reason) in snapshot.credentialProblems.sorted(by: { $0.key < $1.key }) { problems.field(named: app, reason) }
         writer.field("credential_problems", rawJSON: problems.finish())
         writer.field("results_problem", snapshot.resultsProblem)
         writer.field("result_publish_failures", snapshot.resultPublishFailures)

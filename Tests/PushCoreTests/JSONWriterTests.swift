@@ -37,10 +37,10 @@ struct JSONWriterTests {
         #expect(text(writer.finish()) == #"{"s":"a\"b\\c\nd\re\tf\u0000g\u0001h\u0008i\u000cj\u001fk/"}"#)
     }
 
-    @Test("keys are escaped too")
+    @Test("names that are data are escaped too")
     func keyEscaping() throws {
         var writer = JSONWriter()
-        writer.field("we\"ird\\key\n", "v")
+        writer.field(named: "we\"ird\\key\n", "v")
         let object = try jsonObject(writer.finish())
         #expect(object["we\"ird\\key\n"] as? String == "v")
     }
@@ -60,7 +60,7 @@ struct JSONWriterTests {
     @Test("output parses with JSONSerialization to the same values", arguments: awkwardStrings)
     func parsesBack(_ value: String) throws {
         var writer = JSONWriter()
-        writer.field(value, value)
+        writer.field(named: value, value)
         writer.field("list", strings: [value, value + "x"])
         writer.field("n", -42)
         let object = try jsonObject(writer.finish())

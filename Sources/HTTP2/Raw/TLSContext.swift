@@ -15,11 +15,6 @@ final class TLSContext {
             throw Self.failure("setting the minimum TLS version")
         }
         _ = pw_SSL_CTX_set_mode(ctx, pw_SSL_MODE_PARTIAL_WRITES())
-        // Read ahead into a 64 KiB buffer: without it OpenSSL reads each record's 5-byte header and
-        // its body with two read() calls (1.8 per one-token job, `perf stat` of `ops/bench` a).
-        // The readers loop until WANT_READ, so nothing is left unseen in OpenSSL's buffer.
-        pw_SSL_CTX_set_read_ahead(ctx, 1)
-        SSL_CTX_set_default_read_buffer_len(ctx, 64 * 1024)
         // OpenSSL 3 otherwise reports a TCP close without close_notify as a protocol error.
         _ = pw_SSL_CTX_set_options(ctx, pw_SSL_OP_IGNORE_UNEXPECTED_EOF())
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
