@@ -26,7 +26,9 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ key: StaticString, _ value: Int?) {
         guard let value else { return rawField(key, "null") }
         appendKey(key)
-        // Digits straight into the buffer: a job.completed event has nine numbers.
+        // A job.completed event has nine numbers, most of them 0 or 1.
+        if (0..<10).contains(value) { return bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)) }
+        // Digits straight into the buffer.
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         let start = bytes.count

@@ -4,18 +4,31 @@
 public enum UUIDText {
     public static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
-            var count = 0
-            for position in 0..<32 {
-                if position == 8 || position == 12 || position == 16 || position == 20 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                let word = position < 16 ? high : low
-                let value = UInt8((word >> UInt64(60 - (position % 16) * 4)) & 0xF)
-                text[count] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
-                count += 1
-            }
-            return count
+            // Each group from its last digit back, the dashes at fixed places: a third of the
+            // instructions of a loop that asked at every digit which word and whether a dash
+            // came next (callgrind of `ops/bench` a: three ids a job).
+            writeHex(high >> 32, digits: 8, into: text, at: 0)
+            text[8] = UInt8(ascii: "-")
+            writeHex(high >> 16, digits: 4, into: text, at: 9)
+            text[13] = UInt8(ascii: "-")
+            writeHex(high, digits: 4, into: text, at: 14)
+            text[18] = UInt8(ascii: "-")
+            writeHex(low >> 48, digits: 4, into: text, at: 19)
+            text[23] = UInt8(ascii: "-")
+            writeHex(low, digits: 12, into: text, at: 24)
+            return 36
+        }
+    }
+
+    /// The low `digits` hex digits of `value`, lowercase.
+    private static func writeHex(_ value: UInt64, digits: Int, into text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        var rest = value
+        var position = start + digits
+        while position > start {
+            position -= 1
+            let nibble = UInt8(truncatingIfNeeded: rest) & 0xF
+            text[position] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "a") &- 10 &+ nibble
+            rest >>= 4
         }
     }
 }
