@@ -21,11 +21,12 @@ public enum PushEvent: Sendable, Hashable {
 
     /// The event body: the event's own fields plus `job_id`, `app` and `time` (RFC 3339, UTC).
     public func body(jobID: String?, app: String?, time: UnixTime) -> [UInt8] {
-        var writer = JSONWriter()
-        writer.field("event", routingKey)
-        writer.field("job_id", jobID)
-        writer.field("app", app)
-        writer.field("time", time: time)
+        typealias Names = EventFieldNames
+        var writer = JSONWriter(capacity: 512)
+        writer.field(Names.event, routingKey)
+        writer.field(Names.jobID, jobID)
+        writer.field(Names.app, app)
+        writer.field(Names.time, time: time)
         switch self {
         case let .tokenInvalid(token, reason, status, timestamp, requestID):
             writer.field("token", token)
@@ -47,23 +48,43 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("group", group)
             writer.field("key", key)
         case let .jobCompleted(counts):
-            writer.field("chunk", counts.chunk)
-            writer.field("devices", counts.devices)
-            writer.field("sent", counts.sent)
-            writer.field("failed", counts.failed)
-            writer.field("invalid", counts.invalid)
-            writer.field("retried", counts.retried)
-            writer.field("chunks", counts.chunks)
-            writer.field("attempt", counts.attempt)
-            writer.field("duration_ms", counts.durationMilliseconds)
+            // One per job: names encoded once (JSONWriter.Name).
+            writer.field(Names.chunk, counts.chunk)
+            writer.field(Names.devices, counts.devices)
+            writer.field(Names.sent, counts.sent)
+            writer.field(Names.failed, counts.failed)
+            writer.field(Names.invalid, counts.invalid)
+            writer.field(Names.retried, counts.retried)
+            writer.field(Names.chunks, counts.chunks)
+            writer.field(Names.attempt, counts.attempt)
+            writer.field(Names.durationMilliseconds, counts.durationMilliseconds)
             if !counts.groupsMissing.isEmpty { writer.field("groups_missing", strings: counts.groupsMissing) }
             if let first = counts.firstRequestID, let last = counts.lastRequestID {
-                writer.field("apns_id_first", first)
-                writer.field("apns_id_last", last)
+                writer.field(Names.firstRequestID, first)
+                writer.field(Names.lastRequestID, last)
             }
         }
         return writer.finish()
     }
+}
+
+/// The member names of what every event has and of job.completed, encoded once.
+private enum EventFieldNames {
+    static let event = JSONWriter.Name("event")
+    static let jobID = JSONWriter.Name("job_id")
+    static let app = JSONWriter.Name("app")
+    static let time = JSONWriter.Name("time")
+    static let chunk = JSONWriter.Name("chunk")
+    static let devices = JSONWriter.Name("devices")
+    static let sent = JSONWriter.Name("sent")
+    static let failed = JSONWriter.Name("failed")
+    static let invalid = JSONWriter.Name("invalid")
+    static let retried = JSONWriter.Name("retried")
+    static let chunks = JSONWriter.Name("chunks")
+    static let attempt = JSONWriter.Name("attempt")
+    static let durationMilliseconds = JSONWriter.Name("duration_ms")
+    static let firstRequestID = JSONWriter.Name("apns_id_first")
+    static let lastRequestID = JSONWriter.Name("apns_id_last")
 }
 
 /// The `job.completed` tally for one job or chunk.

@@ -47,7 +47,11 @@ final class ConfigurationBreaker: Sendable {
             for index in screened.indices {
                 let result = screened[index]
                 guard result.status != 0 else { continue }   // no answer: says nothing about the configuration
-                let reason = result.reason ?? ""
+                // Accepted (no reason): a plain answer, without hashing "" into three sets.
+                guard let reason = result.reason else {
+                    state.record(false)
+                    continue
+                }
                 if !jobTopic, Self.topicReasons.contains(reason) {
                     screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason): the topic does not fit these credentials (check --apns-topic)")
                     continue

@@ -193,6 +193,21 @@ struct PushEventTests {
         #expect(Set(object.keys) == Set(expected.keys).union(["event", "job_id", "app", "time"]))
     }
 
+    @Test("job.completed byte for byte: names, order, punctuation, escapes, a null job id")
+    func jobCompletedBytes() {
+        var counts = JobCounts()
+        counts.devices = 12
+        counts.sent = 11
+        counts.failed = -1
+        counts.durationMilliseconds = 1234
+        counts.firstRequestID = "a\"b"
+        counts.lastRequestID = "c"
+        let body = PushEvent.jobCompleted(counts).body(jobID: nil, app: "x\\y", time: Self.time)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"event":"job.completed","job_id":null,"app":"x\\y","#
+            + #""time":"2026-11-21T20:39:00.123Z","chunk":null,"devices":12,"sent":11,"failed":-1,"invalid":0,"#
+            + #""retried":0,"chunks":0,"attempt":1,"duration_ms":1234,"apns_id_first":"a\"b","apns_id_last":"c"}"#)
+    }
+
     @Test("job.completed for an unchunked job: chunk is null, defaults are zero and attempt 1")
     func jobCompletedDefaults() throws {
         let object = try jsonObject(PushEvent.jobCompleted(JobCounts()).body(jobID: "j", app: "a", time: Self.time))
