@@ -15,7 +15,7 @@ import Redis
 final class JobProcessor: Sendable {
     let configuration: WorkerConfiguration
     let amqp: AMQPClient
-    let clients: [String: APNsClient]
+    let clients: AppTable<APNsClient>
     let expander: GroupExpander
     let redis: RedisClient
     let status: WorkerStatus
@@ -28,7 +28,7 @@ final class JobProcessor: Sendable {
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
     /// Per app: answers that mean its configuration is wrong, not its devices.
-    let breakers: [String: ConfigurationBreaker]
+    let breakers: AppTable<ConfigurationBreaker>
     let logger: Logger
     let parser = JobParser.apns
     /// Read once: asking the log handler for its level per job showed up in profiles.
@@ -38,14 +38,14 @@ final class JobProcessor: Sendable {
          status: WorkerStatus, gate: ConsumptionGate, results: ResultPublisher, tasks: JobTasks, logger: Logger) {
         self.configuration = configuration
         self.amqp = amqp
-        self.clients = clients
+        self.clients = AppTable(clients)
         self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)
         self.redis = redis
         self.status = status
         self.gate = gate
         self.results = results
         self.tasks = tasks
-        let apnsClients = Array(clients.values)
+        let apnsClients = self.clients.allValues
         self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight) {
             apnsClients.reduce(0) { $0 + $1.streamCapacity }
         }
@@ -54,7 +54,7 @@ final class JobProcessor: Sendable {
                             maxBytesInFlight: configuration.maxBytesInFlight)
             : nil
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
-        self.breakers = clients.mapValues { _ in ConfigurationBreaker() }
+        self.breakers = self.clients.mapValues { _ in ConfigurationBreaker() }
         self.logger = logger
         self.logsSettledJobs = logger.logLevel <= .debug
     }
