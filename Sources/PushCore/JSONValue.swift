@@ -1,6 +1,8 @@
 /// A JSON document as `JSONParser` reads it: `1` and `true` stay apart (a job's `"priority": 1` is
 /// a number, `"content-available": 1` too), integers stay exact.
-public indirect enum JSONValue: Sendable, Hashable {
+/// Not `indirect`: arrays and dictionaries already hold their elements on the heap, and a boxed
+/// case cost an allocation for every value of every job (four a one-token job).
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)

@@ -61,6 +61,7 @@ struct Settlement: Sendable {
     /// The ids the attempt's requests carried, for job.completed.
     mutating func sent(with ids: APNsIDRange) {
         counts.firstRequestID = ids.first
-        counts.lastRequestID = ids.last
+        // One device (most jobs): the same id, formatted once.
+        counts.lastRequestID = ids.count == 1 ? counts.firstRequestID : ids.last
     }
 }
