@@ -57,13 +57,15 @@ final class DevicesInFlight: Sendable {
     func release(_ count: Int) {
         let share = min(max(count, 0), limit)
         let capacity = self.capacity
-        let ready: [@Sendable () -> Void] = state.withLockedValue { state in
+        // Usually one round becomes ready: it is returned alone, without an array per release.
+        let (first, more): ((@Sendable () -> Void)?, [@Sendable () -> Void]) = state.withLockedValue { state in
             state.inFlight -= share
-            var ready: [@Sendable () -> Void] = []
+            var first: (@Sendable () -> Void)?
+            var more: [@Sendable () -> Void] = []
             while state.hasWaiting,
                   state.inFlight + state.waiting[state.head].count <= capacity || state.inFlight == 0 {
                 state.inFlight += state.waiting[state.head].count
-                ready.append(state.waiting[state.head].start)
+                if first == nil { first = state.waiting[state.head].start } else { more.append(state.waiting[state.head].start) }
                 state.head += 1
             }
             if state.head == state.waiting.count {
@@ -73,8 +75,9 @@ final class DevicesInFlight: Sendable {
                 state.waiting.removeFirst(state.head)
                 state.head = 0
             }
-            return ready
+            return (first, more)
         }
-        for start in ready { start() }
+        first?()
+        for start in more { start() }
     }
 }

@@ -12,7 +12,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     roundTrip(written, key: "k", value: s)
 
     var keyed = JSONWriter()
-    keyed.field(s, s)
+    keyed.field(named: s, s)
     roundTrip(keyed.finish(), key: s, value: s)
 
     var list = JSONWriter()
