@@ -12,10 +12,12 @@ public struct APNsJobRules: PlatformJobRules {
 
     public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}" }
 
-    public func options(from fields: JobFields, payload: [String: JSONValue], payloadByteCount: Int) throws(JobRejection) -> any PlatformOptions {
-        let pushType = try parsePushType(fields["push_type"], payload: payload)
+    public func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions {
+        let aps = payload["aps"]
+        let payloadByteCount = payload.bytes.count
+        let pushType = try parsePushType(fields["push_type"], aps: aps)
         if pushType != .mdm {
-            guard let aps = payload["aps"] else {
+            guard let aps else {
                 throw JobRejection(field: "payload.aps", "is required for \(pushType.rawValue) pushes (APNs reads the aps dictionary)")
             }
             guard case .object = aps else {
@@ -34,10 +36,10 @@ public struct APNsJobRules: PlatformJobRules {
         return APNsJobOptions(pushType: pushType, priority: priority, collapseID: collapseID, topic: topic)
     }
 
-    private func parsePushType(_ value: JSONValue?, payload: [String: JSONValue]) throws(JobRejection) -> APNsPushType {
+    private func parsePushType(_ value: JSONValue?, aps: JSONValue?) throws(JobRejection) -> APNsPushType {
         guard let value, value != .null else {
             // DESIGN.md: background when aps carries nothing but content-available.
-            if case let .object(aps)? = payload["aps"], aps.count == 1, aps["content-available"] != nil { return .background }
+            if case let .object(aps)? = aps, aps.count == 1, aps["content-available"] != nil { return .background }
             return .alert
         }
         guard case let .string(text) = value else {

@@ -12,10 +12,50 @@ public struct JSONParser {
     private let recordedMember: String?
     /// Where the outermost object's member `recordedMember` starts and ends in `bytes` (the last, if repeated).
     public private(set) var recordedRange: Range<Int>?
+    /// Outermost members whose objects and arrays are checked but not built (they come back empty).
+    private let checkedOnly: MemberSelection
+    /// Set while reading a value that is checked only.
+    private var discarding = false
 
-    public init(_ bytes: [UInt8], recordingRangeOf member: String? = nil) {
+    private enum MemberSelection {
+        case none
+        case named(String)
+        case allBut(String)
+
+        func contains(_ key: String) -> Bool {
+            switch self {
+            case .none: false
+            case .named(let name): key == name
+            case .allBut(let name): key != name
+            }
+        }
+    }
+
+    /// - Parameter buildsRecordedMember: false to check the recorded member's objects and arrays
+    ///   without building them (a job's payload is sent as bytes; see `PayloadObject`).
+    public init(_ bytes: [UInt8], recordingRangeOf member: String? = nil, buildsRecordedMember: Bool = true) {
         self.bytes = bytes
         self.recordedMember = member
+        if let member, !buildsRecordedMember { checkedOnly = .named(member) } else { checkedOnly = .none }
+    }
+
+    private init(_ bytes: [UInt8], onlyBuilding member: String) {
+        self.bytes = bytes
+        recordedMember = nil
+        checkedOnly = .allBut(member)
+    }
+
+    /// The value of the outermost object's member `name` (the last, if repeated, as a dictionary
+    /// keeps), or nil when absent or `bytes` is not an object; the other members are checked, not built.
+    public static func member(named name: String, of bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue? {
+        var parser = JSONParser(bytes, onlyBuilding: name)
+        parser.skipSpace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        var found: JSONValue?
+        try parser.parseMembers { key, value in if key == name { found = value } }
+        parser.skipSpace()
+        guard parser.index == bytes.count else { throw parser.problem("unexpected \(parser.describeByte(at: parser.index)) after the JSON value") }
+        return found
     }
 
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
@@ -65,6 +105,10 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        if discarding {
+            try parseMembers { _, _ in }
+            return .object([:])
+        }
         var object = [String: JSONValue]()
         try parseMembers { object[$0] = $1 }
         return .object(object)
@@ -94,7 +138,13 @@ public struct JSONParser {
             index += 1
             skipSpace()
             let valueStart = index
-            add(key, try parseValue())
+            if isTopLevel, checkedOnly.contains(key) {
+                discarding = true
+                add(key, try parseValue())
+                discarding = false
+            } else {
+                add(key, try parseValue())
+            }
             if isTopLevel, key == recordedMember { recordedRange = valueStart..<index }
             skipSpace()
             guard index < bytes.count else { throw problem("unexpected end of input inside an object") }
@@ -123,7 +173,8 @@ public struct JSONParser {
         }
         while true {
             skipSpace()
-            array.append(try parseValue())
+            let element = try parseValue()
+            if !discarding { array.append(element) }
             skipSpace()
             guard index < bytes.count else { throw problem("unexpected end of input inside an array") }
             switch bytes[index] {

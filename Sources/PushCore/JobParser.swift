@@ -23,7 +23,8 @@ public struct JobParser: Sendable {
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
     ///   - now: UNIX seconds, for relative expirations.
     public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
-        var json = JSONParser(body, recordingRangeOf: "payload")
+        // The payload is checked but not built: the platform's rules read it by member (PayloadObject).
+        var json = JSONParser(body, recordingRangeOf: "payload", buildsRecordedMember: false)
         let document: JSONParser.TopLevel
         do {
             document = try json.parseTopLevel()
@@ -54,14 +55,14 @@ public struct JobParser: Sendable {
         guard let payloadValue = object["payload"] else {
             throw JobRejection(field: "payload", "is required: \(rules.payloadDescription)")
         }
-        guard case let .object(payload) = payloadValue else {
+        guard case .object = payloadValue else {
             throw JobRejection(field: "payload", "must be a JSON object, got \(payloadValue.typeName)")
         }
         guard let payloadRange = json.recordedRange else {
             throw JobRejection(field: "payload", "cannot be read")
         }
         let payloadBytes = RawJSON.compact(body[payloadRange])
-        let options = try rules.options(from: object, payload: payload, payloadByteCount: payloadBytes.count)
+        let options = try rules.options(from: object, payload: PayloadObject(bytes: payloadBytes))
 
         let expiration = try parseExpiration(object["expiration"], now: now)
         let attempts = try object.integer("attempts", range: 0...1000) ?? 0

@@ -7,7 +7,6 @@ public protocol PlatformJobRules: Sendable {
     var fieldNames: [String] { get }
     /// What a job without a payload is told it needs, e.g. "the APNs payload object, e.g. …".
     var payloadDescription: String { get }
-    /// Reads the platform's fields and checks the payload: `payload` as parsed, `payloadByteCount`
-    /// its size as it will be sent (compacted).
-    func options(from fields: JobFields, payload: [String: JSONValue], payloadByteCount: Int) throws(JobRejection) -> any PlatformOptions
+    /// Reads the platform's fields and checks the payload (its bytes as they will be sent).
+    func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions
 }

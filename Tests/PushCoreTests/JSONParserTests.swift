@@ -56,6 +56,46 @@ struct JSONParserTests {
         #expect(other.recordedRange == nil)
     }
 
+    @Test("a checked-only member: its objects and arrays come back empty, its errors are the same", arguments: [
+        (#"{"p":{"a":[1,{"b":"\q"}]}}"#, "invalid escape 'q' in a string at byte 19"),
+        (#"{"p":[1,[2,]]}"#, "unexpected ']', expected a value at byte 11"),
+        (#"{"p":{"a":01}}"#, "a number must not have a leading zero at byte 10"),
+        ("{\"p\":{\"a\":\"x\u{1}\"}}", "a control character (0x1) inside a string must be escaped at byte 12"),
+    ])
+    func checkedOnly(_ text: String, _ message: String) throws {
+        var built = JSONParser(Array(text.utf8), recordingRangeOf: "p")
+        var checked = JSONParser(Array(text.utf8), recordingRangeOf: "p", buildsRecordedMember: false)
+        for var parser in [built, checked] {
+            do {
+                _ = try parser.parseTopLevel()
+                Issue.record("\(text) parsed")
+            } catch {
+                #expect(error.description == message)
+            }
+        }
+        built = JSONParser(Array(#"{"p":{"a":[1,{"b":2}]},"q":[3]}"#.utf8), recordingRangeOf: "p")
+        checked = JSONParser(Array(#"{"p":{"a":[1,{"b":2}]},"q":[3]}"#.utf8), recordingRangeOf: "p", buildsRecordedMember: false)
+        guard case .members(let full) = try built.parseTopLevel(), case .members(let light) = try checked.parseTopLevel() else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(full[0].value == .object(["a": .array([.int(1), .object(["b": .int(2)])])]))
+        #expect(light[0].value == .object([:]))
+        #expect(light[1].value == .array([.int(3)]))
+        #expect(checked.recordedRange == built.recordedRange)
+    }
+
+    @Test("member(named:of:) parses one member: the last of a repeated name, nil when absent or not an object")
+    func memberNamed() throws {
+        let bytes = Array(#"{"aps":{"alert":"a"},"x":[1,{"y":2}],"aps":{"badge":1}}"#.utf8)
+        #expect(try JSONParser.member(named: "aps", of: bytes) == .object(["badge": .int(1)]))
+        #expect(try JSONParser.member(named: "x", of: bytes) == .array([.int(1), .object(["y": .int(2)])]))
+        #expect(try JSONParser.member(named: "z", of: bytes) == nil)
+        #expect(try JSONParser.member(named: "aps", of: Array("[1]".utf8)) == nil)
+        #expect(PayloadObject(bytes: Array(#"{"\u0061ps":{"content-available":1}}"#.utf8))["aps"]
+            == .object(["content-available": .int(1)]))
+    }
+
     // Foundation on Linux also accepts trailing commas ("[1,]"), which RFC 8259 does not; those
     // cases are in `errors` below.
     @Test("agrees with Foundation on what is valid JSON", arguments: [
