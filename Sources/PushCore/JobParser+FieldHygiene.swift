@@ -19,7 +19,7 @@ extension JobParser {
     }
 
     func unknownField(_ key: String) -> JobRejection {
-        let known = "known: \(fieldOrder.sorted().joined(separator: ", ")); prefix your own fields with x-"
+        let known = "known: \(fieldOrder.names.sorted().joined(separator: ", ")); prefix your own fields with x-"
         let size = key.utf8.count
         let name = Self.shown(key, maxBytes: Self.maxShownNameBytes)
         guard size > Self.maxShownNameBytes else { return JobRejection(field: name, "unknown field (\(known))") }

@@ -12,11 +12,11 @@ public struct JobParser: Sendable {
     public let rules: any PlatformJobRules
     /// Every field a job may have (anything else is most likely a typo the publisher wants to hear
     /// about): the shared ones, then the platform's.
-    let fieldOrder: [String]
+    let fieldOrder: JobFields.FieldNames
 
     public init(rules: any PlatformJobRules) {
         self.rules = rules
-        fieldOrder = Self.sharedFields + rules.fieldNames
+        fieldOrder = JobFields.FieldNames(Self.sharedFields + rules.fieldNames)
     }
 
     /// - Parameters:
@@ -151,16 +151,16 @@ public struct JobParser: Sendable {
 /// A job's top-level members by name, and the readers every field goes through. The last of a
 /// repeated member counts, as with a dictionary.
 public struct JobFields {
-    private let fieldOrder: [String]
+    private let fieldOrder: FieldNames
     private var known: [JSONValue?]
     /// The alphabetically first member that is neither known nor `x-`: errors name the same one every time.
     private(set) var firstUnknownKey: String?
 
-    init(_ members: [(key: String, value: JSONValue)], fieldOrder: [String]) {
+    init(_ members: [(key: String, value: JSONValue)], fieldOrder: FieldNames) {
         self.fieldOrder = fieldOrder
-        known = Array(repeating: nil, count: fieldOrder.count)
+        known = Array(repeating: nil, count: fieldOrder.names.count)
         for (key, value) in members {
-            if let slot = Self.slot(of: key, in: fieldOrder) {
+            if let slot = fieldOrder.slot(of: key) {
                 known[slot] = value
             } else if !key.hasPrefix("x-"), firstUnknownKey.map({ key < $0 }) ?? true {
                 firstUnknownKey = key
@@ -169,15 +169,26 @@ public struct JobFields {
     }
 
     public subscript(_ key: String) -> JSONValue? {
-        guard let slot = Self.slot(of: key, in: fieldOrder) else { return nil }
+        guard let slot = fieldOrder.slot(of: key) else { return nil }
         return known[slot]
     }
 
-    /// Lengths first: `==` on two different Strings takes the slow comparison path, and each
-    /// job asks a dozen names against a dozen fields (~1,500 instructions a job, callgrind).
-    private static func slot(of key: String, in fieldOrder: [String]) -> Int? {
-        let length = key.utf8.count
-        return fieldOrder.firstIndex { $0.utf8.count == length && $0 == key }
+    /// A job's field names in order, with their lengths.
+    struct FieldNames: Sendable {
+        let names: [String]
+        private let lengths: [Int]
+
+        init(_ names: [String]) {
+            self.names = names
+            lengths = names.map(\.utf8.count)
+        }
+
+        /// Lengths first: `==` on two different Strings takes the slow comparison path, and each
+        /// job asks a dozen names against a dozen fields (~1,500 instructions a job, callgrind).
+        func slot(of key: String) -> Int? {
+            let length = key.utf8.count
+            return lengths.indices.first { lengths[$0] == length && names[$0] == key }
+        }
     }
 
     /// A string member of at most `maxBytes` bytes without control characters; nil when absent or null.

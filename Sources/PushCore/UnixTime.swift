@@ -42,30 +42,32 @@ public struct UnixTime: Sendable, Hashable {
         let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
         let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func digits(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            var rest = value
-            if rest >= divisor * 10 { bytes.append(contentsOf: String(rest / (divisor * 10)).utf8); rest %= divisor * 10 }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-                rest %= divisor
-                divisor /= 10
-            }
+        // Fixed widths by constant divisors (a multiply each): a loop dividing by a computed
+        // power of ten cost a hardware division per digit, 34 an event.
+        func twoDigits(_ value: Int) {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10))
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10))
         }
-        digits(year, 4)
+        if (0...9999).contains(year) {
+            twoDigits(year / 100)
+            twoDigits(year % 100)
+        } else {
+            // Beyond RFC 3339's four digits: written in full.
+            bytes.append(contentsOf: String(year).utf8)
+        }
         bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
+        twoDigits(month)
         bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
+        twoDigits(day)
         bytes.append(UInt8(ascii: "T"))
-        digits(secondsOfDay / 3600, 2)
+        twoDigits(secondsOfDay / 3600)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondsOfDay / 60 % 60, 2)
+        twoDigits(secondsOfDay / 60 % 60)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondsOfDay % 60, 2)
+        twoDigits(secondsOfDay % 60)
         bytes.append(UInt8(ascii: "."))
-        digits(millis, 3)
+        bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millis / 100))
+        twoDigits(millis % 100)
         bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -41,6 +41,9 @@ struct UnixTimeTests {
         ("2100-02-28T23:59:59.000Z", epochMilliseconds(2100, 2, 28, 23, 59, 59)),
         ("2100-03-01T00:00:00.000Z", epochMilliseconds(2100, 3, 1)),
         ("2400-02-29T00:00:00.050Z", epochMilliseconds(2400, 2, 29, 0, 0, 0, 50)),
+        ("0999-12-31T23:59:59.999Z", -30_610_224_000_001),
+        ("1969-12-31T23:59:59.999Z", -1),
+        ("10000-01-01T00:00:00.000Z", 253_402_300_800_000),
     ])
     func rfc3339(_ expected: String, _ milliseconds: Int64) {
         #expect(UnixTime(milliseconds: milliseconds).rfc3339 == expected)
