@@ -20,7 +20,7 @@ public struct JSONWriter: Sendable {
         appendSeparator()
         Self.appendString(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        if let value { Self.appendString(value, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let value { Self.appendString(value, to: &bytes) } else { bytes.append(contentsOf: Self.null) }
     }
 
     /// A member name encoded once with its punctuation, for objects written per job: one copy
@@ -48,9 +48,7 @@ public struct JSONWriter: Sendable {
 
     public mutating func field(_ name: Name, time: UnixTime) {
         appendName(name)
-        bytes.append(UInt8(ascii: "\""))
-        time.appendRFC3339(to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
+        appendTime(time)
     }
 
     private mutating func appendName(_ name: Name) {
@@ -116,8 +114,8 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
-    /// Names written in the code need no escaping: copied in one go (a job.completed event has
-    /// sixteen; scanning each for escapes was ~2% of a one-token job's CPU, `ops/bench --profile a`).
+    /// Names written in the code need no escaping: copied in one go (scanning each for escapes
+    /// was ~2% of a one-token job's CPU, `ops/bench --profile a`).
     private mutating func appendKey(_ key: StaticString) {
         appendSeparator()
         assert(Self.isPlainName(key), "JSON member names written in code must need no escaping")
@@ -134,6 +132,10 @@ public struct JSONWriter: Sendable {
     /// A UNIX time as an RFC 3339 UTC string, written without an intermediate String.
     public mutating func field(_ key: StaticString, time: UnixTime) {
         appendKey(key)
+        appendTime(time)
+    }
+
+    private mutating func appendTime(_ time: UnixTime) {
         bytes.append(UInt8(ascii: "\""))
         time.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
