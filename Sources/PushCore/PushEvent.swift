@@ -23,7 +23,7 @@ public enum PushEvent: Sendable, Hashable {
     public func body(jobID: String?, app: String?, time: UnixTime) -> [UInt8] {
         typealias Names = EventFieldNames
         var writer = JSONWriter(capacity: 512)
-        writer.field(Names.event, routingKey)
+        writer.field(Names.event, formatted: routingKey)
         writer.field(Names.jobID, jobID)
         writer.field(Names.app, app)
         writer.field(Names.time, time: time)
@@ -48,7 +48,7 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("group", group)
             writer.field("key", key)
         case let .jobCompleted(counts):
-            // One per job: names encoded once (JSONWriter.Name).
+            // One per job: names with their punctuation (JSONWriter.Name).
             writer.field(Names.chunk, counts.chunk)
             writer.field(Names.devices, counts.devices)
             writer.field(Names.sent, counts.sent)
@@ -68,23 +68,23 @@ public enum PushEvent: Sendable, Hashable {
     }
 }
 
-/// The member names of what every event has and of job.completed, encoded once.
+/// The member names of what every event has and of job.completed, with their punctuation.
 private enum EventFieldNames {
-    static let event = JSONWriter.Name("event")
-    static let jobID = JSONWriter.Name("job_id")
-    static let app = JSONWriter.Name("app")
-    static let time = JSONWriter.Name("time")
-    static let chunk = JSONWriter.Name("chunk")
-    static let devices = JSONWriter.Name("devices")
-    static let sent = JSONWriter.Name("sent")
-    static let failed = JSONWriter.Name("failed")
-    static let invalid = JSONWriter.Name("invalid")
-    static let retried = JSONWriter.Name("retried")
-    static let chunks = JSONWriter.Name("chunks")
-    static let attempt = JSONWriter.Name("attempt")
-    static let durationMilliseconds = JSONWriter.Name("duration_ms")
-    static let firstRequestID = JSONWriter.Name("apns_id_first")
-    static let lastRequestID = JSONWriter.Name("apns_id_last")
+    static let event = JSONWriter.Name(quoted: "\"event\":")
+    static let jobID = JSONWriter.Name(quoted: "\"job_id\":")
+    static let app = JSONWriter.Name(quoted: "\"app\":")
+    static let time = JSONWriter.Name(quoted: "\"time\":")
+    static let chunk = JSONWriter.Name(quoted: "\"chunk\":")
+    static let devices = JSONWriter.Name(quoted: "\"devices\":")
+    static let sent = JSONWriter.Name(quoted: "\"sent\":")
+    static let failed = JSONWriter.Name(quoted: "\"failed\":")
+    static let invalid = JSONWriter.Name(quoted: "\"invalid\":")
+    static let retried = JSONWriter.Name(quoted: "\"retried\":")
+    static let chunks = JSONWriter.Name(quoted: "\"chunks\":")
+    static let attempt = JSONWriter.Name(quoted: "\"attempt\":")
+    static let durationMilliseconds = JSONWriter.Name(quoted: "\"duration_ms\":")
+    static let firstRequestID = JSONWriter.Name(quoted: "\"apns_id_first\":")
+    static let lastRequestID = JSONWriter.Name(quoted: "\"apns_id_last\":")
 }
 
 /// The `job.completed` tally for one job or chunk.

@@ -14,18 +14,17 @@ enum DeliveryRound {
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
                      with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
                      latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
-        let count = devices.count
-        budget.acquire(count) {
-            sendNow(job, to: devices, ids: ids, positions: positions, with: client, deliveredAt: deliveredAt, latency: latency) { results in
-                budget.release(count)
-                completion(results)
-            }
+        budget.acquire(devices.count) {
+            sendNow(job, to: devices, ids: ids, positions: positions, with: client, budget: budget, deliveredAt: deliveredAt,
+                    latency: latency, completion: completion)
         }
     }
 
+    /// Gives the round's share of `budget` back before `completion` runs (the release itself may
+    /// start a waiting round).
     private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]?,
-                                with client: APNsClient, deliveredAt: ContinuousClock.Instant, latency: LatencyRecorder,
-                                completion: @escaping @Sendable ([APNsResult]) -> Void) {
+                                with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                                latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
         let options = job.apns
         func notification(_ index: Int) -> APNsNotification {
             APNsNotification(token: devices[index], topic: options.topic, pushType: options.pushType, priority: options.priority,
@@ -34,15 +33,21 @@ enum DeliveryRound {
         }
         switch devices.count {
         case 0:
+            budget.release(0)
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
             client.send(notification(0)) { result in
                 latency.record(since: deliveredAt)
+                budget.release(1)
                 completion([result])
             }
         default:
-            let collector = ResultCollector(count: devices.count, completion: completion)
+            let count = devices.count
+            let collector = ResultCollector(count: count) { results in
+                budget.release(count)
+                completion(results)
+            }
             for index in devices.indices {
                 client.send(notification(index)) { result in
                     latency.record(since: deliveredAt)

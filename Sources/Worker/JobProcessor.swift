@@ -86,18 +86,23 @@ final class JobProcessor: Sendable {
         let ids = APNsIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency) { [self] results in
-            let finish: @Sendable ([APNsResult]) -> Void = { [self] results in
-                var settlement = Settlement(job: job, now: now)
-                tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
-                settle(delivery, settlement, log: log) { _ in settled() }
+            guard results.contains(where: APNsClient.asksForNewCredentials) else {
+                return finish(delivery, job, results: results, ids: ids, started: started, now: now, log: log, settled: settled)
             }
-            guard results.contains(where: APNsClient.asksForNewCredentials) else { return finish(results) }
             run(orElse: settled) { [self] in
                 var results = results
                 await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client, log: log)
-                finish(results)
+                finish(delivery, job, results: results, ids: ids, started: started, now: now, log: log, settled: settled)
             }
         }
+    }
+
+    /// The last answer of a task-free job is in: tally and settle it.
+    private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [APNsResult], ids: APNsIDRange,
+                        started: ContinuousClock.Instant, now: UnixTime, log: JobLog, settled: @escaping @Sendable () -> Void) {
+        var settlement = Settlement(job: job, now: now)
+        tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
+        settle(delivery, settlement, log: log) { _ in settled() }
     }
 
     private func process(_ delivery: AMQPDelivery, plan: JobPlan?, started: ContinuousClock.Instant, now: UnixTime,
