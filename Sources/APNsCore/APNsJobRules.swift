@@ -13,7 +13,7 @@ public struct APNsJobRules: PlatformJobRules {
     public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}" }
 
     public func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions {
-        let aps = payload["aps"]
+        let aps = payload.shape(of: "aps")
         let payloadByteCount = payload.bytes.count
         let pushType = try parsePushType(fields["push_type"], aps: aps)
         if pushType != .mdm {
@@ -36,10 +36,12 @@ public struct APNsJobRules: PlatformJobRules {
         return APNsJobOptions(pushType: pushType, priority: priority, collapseID: collapseID, topic: topic)
     }
 
-    private func parsePushType(_ value: JSONValue?, aps: JSONValue?) throws(JobRejection) -> APNsPushType {
+    private func parsePushType(_ value: JSONValue?, aps: JSONShape?) throws(JobRejection) -> APNsPushType {
         guard let value, value != .null else {
-            // DESIGN.md: background when aps carries nothing but content-available.
-            if case let .object(aps)? = aps, aps.count == 1, aps["content-available"] != nil { return .background }
+            // DESIGN.md: background when aps carries nothing but content-available (repeated or not).
+            if case let .object(names)? = aps, !names.isEmpty, names.allSatisfy({ $0 == "content-available" }) {
+                return .background
+            }
             return .alert
         }
         guard case let .string(text) = value else {

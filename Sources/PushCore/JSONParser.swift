@@ -17,16 +17,22 @@ public struct JSONParser {
     /// Set while reading a value that is checked only.
     private var discarding = false
 
+    /// The outermost member whose shape `shape(ofMember:in:)` reports, and that shape (the last, if repeated).
+    private var describedMember: String?
+    private var describedShape: JSONShape?
+
     private enum MemberSelection {
         case none
         case named(String)
         case allBut(String)
+        case all
 
         func contains(_ key: String) -> Bool {
             switch self {
             case .none: false
             case .named(let name): key == name
             case .allBut(let name): key != name
+            case .all: true
             }
         }
     }
@@ -43,6 +49,26 @@ public struct JSONParser {
         self.bytes = bytes
         recordedMember = nil
         checkedOnly = .allBut(member)
+    }
+
+    private init(_ bytes: [UInt8], describing member: String) {
+        self.bytes = bytes
+        recordedMember = nil
+        checkedOnly = .all
+        describedMember = member
+    }
+
+    /// The shape of the outermost object's member `name` (the last, if repeated), or nil when
+    /// absent or `bytes` is not an object. Nothing is built but the member names of that member,
+    /// if it is an object: its values and every other member are only checked.
+    public static func shape(ofMember name: String, in bytes: [UInt8]) throws(JSONSyntaxError) -> JSONShape? {
+        var parser = JSONParser(bytes, describing: name)
+        parser.skipSpace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+        try parser.parseMembers { _, _ in }
+        parser.skipSpace()
+        guard parser.index == bytes.count else { throw parser.problem("unexpected \(parser.describeByte(at: parser.index)) after the JSON value") }
+        return parser.describedShape
     }
 
     /// The value of the outermost object's member `name` (the last, if repeated, as a dictionary
@@ -95,7 +121,12 @@ public struct JSONParser {
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "\""):
+            if discarding {
+                try skipString()
+                return .string("")
+            }
+            return .string(try parseString())
         case UInt8(ascii: "t"): try expectLiteral(Self.trueBytes); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral(Self.falseBytes); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral(Self.nullBytes); return .null
@@ -138,7 +169,20 @@ public struct JSONParser {
             index += 1
             skipSpace()
             let valueStart = index
-            if isTopLevel, checkedOnly.contains(key) {
+            if isTopLevel, key == describedMember {
+                var names: [String] = []
+                discarding = true
+                let value: JSONValue
+                if index < bytes.count, bytes[index] == UInt8(ascii: "{") {
+                    try parseMembers { name, _ in names.append(name) }
+                    value = .object([:])
+                } else {
+                    value = try parseValue()
+                }
+                discarding = false
+                describedShape = JSONShape(of: value, memberNames: names)
+                add(key, value)
+            } else if isTopLevel, checkedOnly.contains(key) {
                 discarding = true
                 add(key, try parseValue())
                 discarding = false
@@ -193,6 +237,24 @@ public struct JSONParser {
     private mutating func enterContainer() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= Self.maxDepth else { throw problem("nested deeper than \(Self.maxDepth) levels") }
+    }
+
+    /// A string that is checked, not kept: plain ASCII is only scanned; anything else (escapes,
+    /// other UTF-8) goes through `parseString` for its checks.
+    private mutating func skipString() throws(JSONSyntaxError) {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
+            index += 1
+        }
+        index = start
+        _ = try parseString()
     }
 
     /// `index` is at the opening quote; leaves it after the closing one.

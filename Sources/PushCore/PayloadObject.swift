@@ -10,6 +10,13 @@ public struct PayloadObject: Sendable {
         self.bytes = bytes
     }
 
+    /// The member `key`'s type and, for an object, its member names (the last, if repeated); nil
+    /// when absent. Nothing else is built.
+    public func shape(of key: String) -> JSONShape? {
+        // The bytes were checked when the job was parsed: reading them again cannot fail.
+        (try? JSONParser.shape(ofMember: key, in: bytes)) ?? nil
+    }
+
     /// The member `key` (the last, if repeated), fully parsed; nil when absent.
     public subscript(_ key: String) -> JSONValue? {
         // The bytes were checked when the job was parsed: reading them again cannot fail.

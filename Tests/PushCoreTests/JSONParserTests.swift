@@ -96,6 +96,34 @@ struct JSONParserTests {
             == .object(["content-available": .int(1)]))
     }
 
+    @Test("shape(ofMember:in:) gives the type and an object's member names, nothing built: the last of a repeated name")
+    func shapeOfMember() throws {
+        let bytes = Array(#"{"aps":{"alert":"a"},"x":[1,{"y":2}],"s":"t\u00e9","aps":{"badge":1,"\u0062adge":{"z":[]}}}"#.utf8)
+        #expect(try JSONParser.shape(ofMember: "aps", in: bytes) == .object(memberNames: ["badge", "badge"]))
+        #expect(try JSONParser.shape(ofMember: "x", in: bytes) == .array)
+        #expect(try JSONParser.shape(ofMember: "s", in: bytes) == .string)
+        #expect(try JSONParser.shape(ofMember: "z", in: bytes) == nil)
+        #expect(try JSONParser.shape(ofMember: "aps", in: Array("[1]".utf8)) == nil)
+        #expect(try JSONParser.shape(ofMember: "n", in: Array(#"{"n":-1.5e3}"#.utf8)) == .number)
+        #expect(try JSONParser.shape(ofMember: "n", in: Array(#"{"n":null}"#.utf8)) == .null)
+        #expect(try JSONParser.shape(ofMember: "n", in: Array(#"{"n":{}}"#.utf8)) == .object(memberNames: []))
+        #expect(PayloadObject(bytes: Array(#"{"\u0061ps":{"content-available":1}}"#.utf8)).shape(of: "aps")
+            == .object(memberNames: ["content-available"]))
+    }
+
+    @Test("shape(ofMember:in:) checks what it does not build: the same errors at the same offsets as a full parse",
+          arguments: [#"{"aps":{"a":"x\q"}}"#, #"{"b":"é\q","aps":1}"#, "{\"aps\":{\"a\":\"\u{1}\"}}",
+                      #"{"aps":{"a":"\ud800"}}"#, #"{"aps":[1,]}"#, #"{"aps":{"a":1}"#, #"{"s":"abc"#])
+    func shapeErrors(text: String) {
+        let bytes = Array(text.utf8)
+        var full: JSONSyntaxError?
+        do { _ = try JSONParser.parse(bytes) } catch { full = error }
+        var shaped: JSONSyntaxError?
+        do { _ = try JSONParser.shape(ofMember: "aps", in: bytes) } catch { shaped = error }
+        #expect(full != nil)
+        #expect(shaped?.description == full?.description)
+    }
+
     // Foundation on Linux also accepts trailing commas ("[1,]"), which RFC 8259 does not; those
     // cases are in `errors` below.
     @Test("agrees with Foundation on what is valid JSON", arguments: [

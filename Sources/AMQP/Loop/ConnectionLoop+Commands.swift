@@ -37,7 +37,7 @@ extension ConnectionLoop {
             case .stopConsuming:
                 try flushAcks(on: connection)
                 try connection.flushFrames()
-                for tag in consumerOrder where consumers[tag]?.active == true {
+                for tag in consumers.tags where consumers[tag]?.active == true {
                     consumers[tag]?.active = false
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
                 }
@@ -162,14 +162,13 @@ extension ConnectionLoop {
     func addConsumer(queue: String, prefetch: UInt16, maxBodyBytes: Int, handler: @escaping @Sendable (AMQPDelivery) -> Void) -> String {
         // A stopped consumer of the same queue gives its tag back (its basic.cancel was answered
         // before this runs): pausing and resuming must not grow the table, one entry per pause.
-        if let tag = consumerOrder.first(where: { consumers[$0]?.active == false && consumers[$0]?.queue == queue }) {
+        if let tag = consumers.tags.first(where: { consumers[$0]?.active == false && consumers[$0]?.queue == queue }) {
             consumers[tag] = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler, active: true)
             return tag
         }
         // Our own tags, stable across reconnects, so a delivery always finds its handler.
-        let tag = "pushworker.\(consumerOrder.count + 1)"
+        let tag = "pushworker.\(consumers.count + 1)"
         consumers[tag] = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler, active: true)
-        consumerOrder.append(tag)
         return tag
     }
 

@@ -36,8 +36,7 @@ final class ConnectionLoop {
     var connection: AMQPConnection?
     var generation: UInt64 = 0
     var topology: [AMQPDeclaration]
-    var consumers: [String: Consumer] = [:]
-    var consumerOrder: [String] = []
+    var consumers = ConsumerTable()
     var confirms = PublishConfirms()
     /// Since when publishes have waited for a confirm without any arriving (nil: none waits).
     var confirmsWaitingSince: ContinuousClock.Instant?
@@ -166,7 +165,7 @@ final class ConnectionLoop {
                 pendingAcksIncludeOldest = false
                 blocked = false
                 try declare(topology, on: connection)
-                for tag in consumerOrder where consumers[tag]?.active == true {
+                for tag in consumers.tags where consumers[tag]?.active == true {
                     try startConsumer(tag, on: connection)
                 }
             } catch {
@@ -244,7 +243,7 @@ final class ConnectionLoop {
             case .consume(let queue, let prefetch, let maxBodyBytes, let handler):
                 addConsumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler)
             case .stopConsuming:
-                for tag in consumerOrder { consumers[tag]?.active = false }
+                for tag in consumers.tags { consumers[tag]?.active = false }
             }
         }
     }
@@ -264,7 +263,7 @@ final class ConnectionLoop {
                 try perform(acks, on: connection)
                 try flushAcks(on: connection)
                 try connection.flushFrames()
-                for tag in consumerOrder where consumers[tag]?.active == true {
+                for tag in consumers.tags where consumers[tag]?.active == true {
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
                     consumers[tag]?.active = false
                 }
