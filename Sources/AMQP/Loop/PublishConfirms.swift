@@ -22,20 +22,40 @@ struct PublishConfirms {
         var returned: AMQPError?
     }
 
-    private var entries: [UInt64: Entry] = [:]
+    /// Outstanding publishes by sequence number: `entries[i]` is sequence `base + i`, nil once
+    /// settled. Sequence numbers are consecutive, so an array indexed from `base` finds them
+    /// without hashing (a dictionary cost ~700 instructions per publish, `ops/count-instructions`).
+    private var entries: [Entry?] = []
+    private var base: UInt64 = 1
     /// Sequence numbers of mandatory publishes, oldest first (may contain settled ones).
     private var mandatory: [UInt64] = []
     private var lowest: UInt64 = 1
     private(set) var nextSequence: UInt64 = 1
+    private(set) var outstanding = 0
 
-    var outstanding: Int { entries.count }
+    private func index(of sequence: UInt64) -> Int? {
+        guard sequence >= base, sequence < nextSequence else { return nil }
+        return Int(sequence - base)
+    }
+
+    private func entry(_ sequence: UInt64) -> Entry? {
+        index(of: sequence).flatMap { entries[$0] }
+    }
+
+    private mutating func remove(_ sequence: UInt64) -> Entry? {
+        guard let index = index(of: sequence), let entry = entries[index] else { return nil }
+        entries[index] = nil
+        outstanding -= 1
+        return entry
+    }
 
     /// Records a publish that was just written; returns its sequence number.
     @discardableResult
     mutating func record(completion: @escaping Completion, returnKey: ReturnKey?) -> UInt64 {
         let sequence = nextSequence
         nextSequence += 1
-        entries[sequence] = Entry(completion: completion, returnKey: returnKey)
+        entries.append(Entry(completion: completion, returnKey: returnKey))
+        outstanding += 1
         if returnKey != nil { mandatory.append(sequence) }
         return sequence
     }
@@ -56,14 +76,20 @@ struct PublishConfirms {
         if multiple {
             var sequence = lowest
             while sequence <= deliveryTag && sequence < nextSequence {
-                if let entry = entries.removeValue(forKey: sequence) { finish(sequence, entry) }
+                if let entry = remove(sequence) { finish(sequence, entry) }
                 sequence += 1
             }
-        } else if let entry = entries.removeValue(forKey: deliveryTag) {
+        } else if let entry = remove(deliveryTag) {
             finish(deliveryTag, entry)
         }
-        while lowest < nextSequence && entries[lowest] == nil { lowest += 1 }
-        let settledMandatory = mandatory.prefix { entries[$0] == nil }.count
+        while lowest < nextSequence && entry(lowest) == nil { lowest += 1 }
+        // Settled entries before `lowest` are dropped once they are most of the array.
+        let settledPrefix = Int(lowest - base)
+        if settledPrefix >= 64, settledPrefix * 2 >= entries.count {
+            entries.removeFirst(settledPrefix)
+            base = lowest
+        }
+        let settledMandatory = mandatory.prefix { entry($0) == nil }.count
         if settledMandatory > 0 { mandatory.removeFirst(settledMandatory) }
         return settled
     }
@@ -73,7 +99,7 @@ struct PublishConfirms {
         var loose: UInt64?
         var exact: UInt64?
         for sequence in mandatory {
-            guard let entry = entries[sequence], entry.returned == nil, let candidate = entry.returnKey,
+            guard let entry = entry(sequence), entry.returned == nil, let candidate = entry.returnKey,
                   candidate.exchange == key.exchange, candidate.routingKey == key.routingKey,
                   candidate.bodyCount == key.bodyCount
             else { continue }
@@ -84,7 +110,7 @@ struct PublishConfirms {
             if loose == nil { loose = sequence }
         }
         guard let sequence = exact ?? loose else { return false }
-        entries[sequence]?.returned = AMQPError(
+        entries[Int(sequence - base)]?.returned = AMQPError(
             code: .unroutable, status: Int32(replyCode),
             message: "\(replyText): no queue bound to exchange '\(key.exchange)' with routing key '\(key.routingKey)'")
         return true
@@ -92,7 +118,7 @@ struct PublishConfirms {
 
     /// Fails everything outstanding and starts a new channel incarnation (sequence 1).
     mutating func reset(failingWith error: AMQPError) -> [(Completion, Result<Void, AMQPError>)] {
-        let failed = entries.sorted { $0.key < $1.key }.map { ($0.value.completion, Result<Void, AMQPError>.failure(error)) }
+        let failed = entries.compactMap { $0.map { ($0.completion, Result<Void, AMQPError>.failure(error)) } }
         self = PublishConfirms()
         return failed
     }
