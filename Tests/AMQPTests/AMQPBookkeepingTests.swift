@@ -109,6 +109,42 @@ import Testing
         #expect(confirms.nextSequence == 1)
     }
 
+    @Test("confirms over many publishes: single, multiple and out-of-order acks across the array's compaction")
+    func confirmsAcrossCompaction() {
+        let settled = NIOLockedValueBox<[Int: Bool]>([:])
+        var confirms = PublishConfirms()
+        func publish(_ count: Int) {
+            for _ in 0..<count {
+                let sequence = Int(confirms.nextSequence)
+                confirms.record(completion: { result in
+                    settled.withLockedValue { $0[sequence] = (try? result.get()) != nil }
+                }, returnKey: nil)
+            }
+        }
+        func settle(_ tag: UInt64, multiple: Bool, nacked: Bool = false) {
+            for (completion, result) in confirms.settle(deliveryTag: tag, multiple: multiple, nacked: nacked) { completion(result) }
+        }
+        publish(200)
+        settle(2, multiple: false)                 // a gap at 1
+        settle(150, multiple: true)                // 1 and 3...150; the settled prefix is dropped
+        #expect(settled.withLockedValue { $0.count } == 150)
+        publish(100)                               // 201...300
+        settle(160, multiple: false, nacked: true)
+        settle(155, multiple: false)
+        settle(150, multiple: true)                // nothing left up to 150: no effect
+        settle(999, multiple: false)               // unknown: ignored
+        #expect(confirms.outstanding == 148)
+        settle(300, multiple: true)
+        let result = settled.withLockedValue { $0 }
+        #expect(result.count == 300)
+        #expect(result.filter { !$0.value }.map(\.key) == [160])
+        #expect(confirms.outstanding == 0)
+        publish(1)
+        #expect(confirms.nextSequence == 302)
+        settle(301, multiple: false)
+        #expect(settled.withLockedValue { $0[301] } == true)
+    }
+
     @Test func returnMatchesTheRightMandatoryPublish() {
         let outcome = NIOLockedValueBox<[Int: String]>([:])
         var confirms = PublishConfirms()
