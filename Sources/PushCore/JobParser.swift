@@ -43,7 +43,7 @@ public struct JobParser: Sendable {
 
         let id = try object.string("id", maxBytes: Self.maxIDLength).flatMap { $0.isEmpty ? nil : $0 } ?? messageID.flatMap { $0.isEmpty ? nil : $0 } ?? makeID()
         let app = try object.string("app", maxBytes: Self.maxAppLength) ?? "default"
-        guard !app.isEmpty, app.utf8.allSatisfy(Self.isNameByte) else {
+        guard Self.isName(app) else {
             throw JobRejection(field: "app", "must be 1–\(Self.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
         }
         let tokens = try parseTokens(object["tokens"])
@@ -136,6 +136,14 @@ public struct JobParser: Sendable {
             throw JobRejection(field: "expiration", "must be UNIX seconds (0 = try once) or \"+N\" seconds from now, got \(Self.rendered(value))")
         }
         return seconds
+    }
+
+    /// Over the string's own storage: `utf8.allSatisfy` stepped a String index per byte (~700
+    /// instructions for "default", `ops/count-instructions`).
+    private static func isName(_ text: String) -> Bool {
+        let utf8 = text.utf8.span
+        for index in utf8.indices where !isNameByte(utf8[index]) { return false }
+        return !utf8.isEmpty
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
