@@ -9,12 +9,9 @@ extension JobParser {
     /// Rejects U+0000–U+001F and U+007F, naming the first one and its byte offset (from 0).
     public static func rejectControlCharacters(in text: String, field: @autoclosure () -> String) throws(JobRejection) {
         // Control characters are ASCII; every byte of a multi-byte UTF-8 sequence is ≥ 0x80.
-        var offset = 0
-        for byte in text.utf8 {
-            if isControl(byte) {
-                throw JobRejection(field: field(), "contains a control character (0x\(hexByte(byte))) at byte \(offset)")
-            }
-            offset += 1
+        let utf8 = text.utf8.span   // the string's storage: no String index step per byte
+        for offset in utf8.indices where isControl(utf8[offset]) {
+            throw JobRejection(field: field(), "contains a control character (0x\(hexByte(utf8[offset]))) at byte \(offset)")
         }
     }
 
