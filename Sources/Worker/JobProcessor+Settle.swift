@@ -28,8 +28,9 @@ extension JobProcessor {
             gate.pause(.apnsUnavailable(app: job.app), resumeAfter: Self.apnsUnavailablePause)
         }
         let time = UnixTime.now()
+        // Most jobs owe only job.completed: then no array is made (`ResultPublisher.publish(_:)`).
         var messages: [ResultPublisher.Message] = []
-        messages.reserveCapacity(settlement.events.count + 3)
+        if !settlement.events.isEmpty { messages.reserveCapacity(settlement.events.count + 3) }
         for event in settlement.events {
             messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
                                   body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
@@ -46,13 +47,8 @@ extension JobProcessor {
             messages.append(.init(exchange: "", routingKey: configuration.jobQueue, body: held.encoded(),
                                   properties: Self.jobProperties(id: job.id), mandatory: true))
         }
-        if configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count) {
-            let completed = PushEvent.jobCompleted(settlement.counts)
-            messages.append(.init(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
-                                  body: completed.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
-        }
         let counts = settlement.counts
-        results.publish(messages, logger: log.logger) { [self] published in
+        let published: @Sendable (Bool) -> Void = { [self] published in
             // Not published only when shutting down: left unacked, the job is redelivered.
             guard published else { return done(false) }
             amqp.ack(delivery.tag)
@@ -65,6 +61,15 @@ extension JobProcessor {
             }
             done(true)
         }
+        if configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count) {
+            let completed = PushEvent.jobCompleted(settlement.counts)
+            let message = ResultPublisher.Message(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
+                                                  body: completed.body(jobID: job.id, app: job.app, time: time),
+                                                  properties: Self.eventProperties)
+            if messages.isEmpty { return results.publish(message, logger: log.logger, done: published) }
+            messages.append(message)
+        }
+        results.publish(messages, logger: log.logger, done: published)
     }
 
     /// How long consumption pauses when APNs cannot be reached; short, so a worker is sending

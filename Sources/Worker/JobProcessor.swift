@@ -81,28 +81,29 @@ final class JobProcessor: Sendable {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
-        let log = JobLog(logger, job: job)
         let client = clients[job.app]!
         let ids = APNsIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency) { [self] results in
+            // The job's log context is made when needed, not carried through every closure.
             guard results.contains(where: APNsClient.asksForNewCredentials) else {
-                return finish(delivery, job, results: results, ids: ids, started: started, now: now, log: log, settled: settled)
+                return finish(delivery, job, results: results, ids: ids, started: started, now: now, settled: settled)
             }
             run(orElse: settled) { [self] in
                 var results = results
-                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client, log: log)
-                finish(delivery, job, results: results, ids: ids, started: started, now: now, log: log, settled: settled)
+                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client,
+                                                log: JobLog(logger, job: job))
+                finish(delivery, job, results: results, ids: ids, started: started, now: now, settled: settled)
             }
         }
     }
 
     /// The last answer of a task-free job is in: tally and settle it.
     private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [APNsResult], ids: APNsIDRange,
-                        started: ContinuousClock.Instant, now: UnixTime, log: JobLog, settled: @escaping @Sendable () -> Void) {
+                        started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) {
         var settlement = Settlement(job: job, now: now)
         tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
-        settle(delivery, settlement, log: log) { _ in settled() }
+        settle(delivery, settlement, log: JobLog(logger, job: job)) { _ in settled() }
     }
 
     private func process(_ delivery: AMQPDelivery, plan: JobPlan?, started: ContinuousClock.Instant, now: UnixTime,

@@ -60,9 +60,13 @@ final class ResultPublisher: Sendable {
         guard messages.count == 1 else {
             return Round(publisher: self, messages: messages, logger: logger, done: done).start()
         }
-        // Most jobs owe one message (job.completed): its Round, lock and bookkeeping are made only
-        // if the first try fails.
-        let message = messages[0]
+        publish(messages[0], logger: logger(), done: done)
+    }
+
+    /// One message, as `publish(_:logger:done:)` for an array. Most jobs owe one (job.completed):
+    /// its Round, lock and bookkeeping are made only if the first try fails.
+    func publish(_ message: Message, logger: @autoclosure @escaping @Sendable () -> Logger,
+                 done: @escaping @Sendable (Bool) -> Void) {
         send(message) { [self] result in
             switch result {
             case .success:
