@@ -1,6 +1,7 @@
 // Any bytes through the strict JSON parser, both entry points (`parse` for a document,
 // `parseTopLevel` with a recorded member as JobParser uses it). They must agree, and a recorded
-// member's bytes, compacted the way the payload is forwarded, must parse to the same value.
+// member's bytes, compacted the way the payload is forwarded, must parse to the same value; and
+// `shape(ofMember:in:)` (what the APNs rules read of a payload) must agree with the full parse.
 @testable import PushCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -16,10 +17,14 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         topLevel = try parser.parseTopLevel()
     } catch {
         precondition(document == nil, "parseTopLevel rejects what parse accepts: \(error)")
+        if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+            precondition((try? JSONParser.shape(ofMember: "payload", in: bytes)) == nil, "shape accepts what parse rejects")
+        }
         precondition(error.offset >= 0 && error.offset <= bytes.count, "error offset \(error.offset) outside the input")
         return 0
     }
     guard let document else { preconditionFailure("parseTopLevel accepts what parse rejects") }
+    checkShape(of: "payload", in: bytes, document: document)
     switch topLevel {
     case let .value(value):
         precondition(value == document, "parseTopLevel's value differs from parse's")
@@ -41,4 +46,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     return 0
+}
+
+/// The member's type, and for an object its names (repeated ones included), as the full parse has them.
+func checkShape(of name: String, in bytes: [UInt8], document: JSONValue) {
+    let shape: JSONShape?
+    do { shape = try JSONParser.shape(ofMember: name, in: bytes) } catch {
+        preconditionFailure("shape rejects what parse accepts: \(error)")
+    }
+    guard case let .object(object) = document, let member = object[name] else {
+        precondition(shape == nil, "a shape for an absent member")
+        return
+    }
+    guard let shape else { preconditionFailure("no shape for a present member") }
+    precondition(shape.typeName == member.typeName, "shape \(shape.typeName), value \(member.typeName)")
+    if case let .object(names) = shape, case let .object(members) = member {
+        precondition(Set(names) == Set(members.keys), "shape's member names differ from the object's")
+    }
 }
