@@ -45,7 +45,7 @@ public final class APNsClient: Sendable {
         do {
             try APNsRequestBuilder.checkPayload(of: notification)
             let authorization = try tokenProvider?.authorizationHeader()
-            headers = try headerCache.block(for: .init(notification, authorization: authorization)) { () throws(APNsRequestProblem) in
+            headers = try headerCache.block(for: notification, authorization: authorization) { () throws(APNsRequestProblem) in
                 http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification, authorization: authorization))
             }
         } catch let problem as APNsRequestProblem {
@@ -58,7 +58,7 @@ public final class APNsClient: Sendable {
         let sentID = notification.apnsID
         // APNs answers with the apns-id it was sent: read it from the response only when we sent none.
         http.send(headers: headers, path: APNsRequestBuilder.path(for: notification.token),
-                  requestHeader: APNsRequestBuilder.apnsIDHeader(notification), body: notification.payload,
+                  requestHeader: APNsRequestBuilder.apnsIDHeader(sentID), body: notification.payload,
                   keepsResponseHeaders: sentID == nil) { result in
             var answer = switch result {
             case let .success(response): Self.result(from: response)

@@ -11,7 +11,7 @@ struct APNsRequestBuilder: Sendable {
     func request(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> HTTP2Request {
         try Self.checkPayload(of: notification)
         var headers = try sharedHeaders(for: notification, authorization: authorization)
-        if let apnsID = Self.apnsIDHeader(notification) { headers.append(apnsID) }
+        if let apnsID = Self.apnsIDHeader(notification.apnsID) { headers.append(apnsID) }
         return HTTP2Request(method: "POST", path: Self.path(for: notification.token), headers: headers, body: notification.payload)
     }
 
@@ -27,8 +27,8 @@ struct APNsRequestBuilder: Sendable {
     }
 
     /// The request's own id, never indexed: it differs on every request.
-    static func apnsIDHeader(_ notification: APNsNotification) -> HTTP2Header? {
-        notification.apnsID.map { HTTP2Header(name: "apns-id", value: $0, neverIndex: true) }
+    static func apnsIDHeader(_ apnsID: String?) -> HTTP2Header? {
+        apnsID.map { HTTP2Header(name: "apns-id", value: $0, neverIndex: true) }
     }
 
     /// Every header but `:path` and `apns-id`: the same for every device a job goes to.

@@ -99,21 +99,35 @@ import Testing
             builds += 1
             return RequestHeaderBlock(method: "POST", authority: "a", headers: [HTTP2Header(name: "apns-priority", value: "\(builds)")])
         }
-        let first = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
-        let again = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
+        let first = try cache.block(for: notification(), authorization: "bearer 1", build: build)
+        let again = try cache.block(for: notification(), authorization: "bearer 1", build: build)
         #expect(builds == 1)
         #expect(first.textFields(path: "/").map { $0.value } == again.textFields(path: "/").map { $0.value })
-        _ = try cache.block(for: .init(notification(), authorization: "bearer 2"), build: build)
-        _ = try cache.block(for: .init(notification(priority: 5), authorization: "bearer 2"), build: build)
+        _ = try cache.block(for: notification(), authorization: "bearer 2", build: build)
+        _ = try cache.block(for: notification(priority: 5), authorization: "bearer 2", build: build)
         #expect(builds == 3, "a new JWT or another priority is another header block")
-        _ = try cache.block(for: .init(notification(apnsID: "x"), authorization: "bearer 2"), build: build)
-        _ = try cache.block(for: .init(notification(apnsID: "y"), authorization: "bearer 2"), build: build)
+        _ = try cache.block(for: notification(apnsID: "x"), authorization: "bearer 2", build: build)
+        _ = try cache.block(for: notification(apnsID: "y"), authorization: "bearer 2", build: build)
         #expect(builds == 3, "the apns-id is sent per request, outside the shared block: it does not split the cache")
+        var other = notification()
+        other.topic = "com.example.other"
+        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        other = notification()
+        other.collapseID = "c"
+        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        other = notification()
+        other.pushType = .background
+        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        other = notification()
+        other.expiration = 60
+        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        _ = try cache.block(for: notification(), authorization: nil, build: build)
+        #expect(builds == 8, "topic, collapse id, push type, expiration and authorization each split the cache")
         for priority in 0..<APNsHeaderCache.capacity {
-            _ = try cache.block(for: .init(notification(priority: 100 + priority), authorization: "bearer 2"), build: build)
+            _ = try cache.block(for: notification(priority: 100 + priority), authorization: "bearer 2", build: build)
         }
-        _ = try cache.block(for: .init(notification(), authorization: "bearer 1"), build: build)
-        #expect(builds == 3 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
+        _ = try cache.block(for: notification(), authorization: "bearer 1", build: build)
+        #expect(builds == 8 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
     }
 
     @Test func payloadLimitHoldsWhenTheHeadersAreCached() async throws {
