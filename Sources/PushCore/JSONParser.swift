@@ -63,11 +63,7 @@ public struct JSONParser {
     /// if it is an object: its values and every other member are only checked.
     public static func shape(ofMember name: String, in bytes: [UInt8]) throws(JSONSyntaxError) -> JSONShape? {
         var parser = JSONParser(bytes, describing: name)
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
-        try parser.parseMembers { _, _ in }
-        parser.skipSpace()
-        guard parser.index == bytes.count else { throw parser.problem("unexpected \(parser.describeByte(at: parser.index)) after the JSON value") }
+        guard try parser.parseOutermostObject({ _, _ in }) else { return nil }
         return parser.describedShape
     }
 
@@ -75,12 +71,8 @@ public struct JSONParser {
     /// keeps), or nil when absent or `bytes` is not an object; the other members are checked, not built.
     public static func member(named name: String, of bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue? {
         var parser = JSONParser(bytes, onlyBuilding: name)
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
         var found: JSONValue?
-        try parser.parseMembers { key, value in if key == name { found = value } }
-        parser.skipSpace()
-        guard parser.index == bytes.count else { throw parser.problem("unexpected \(parser.describeByte(at: parser.index)) after the JSON value") }
+        guard try parser.parseOutermostObject({ key, value in if key == name { found = value } }) else { return nil }
         return found
     }
 
@@ -93,9 +85,23 @@ public struct JSONParser {
     public mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
         skipSpace()
         let value = try parseValue()
+        try expectEnd()
+        return value
+    }
+
+    /// Reads `bytes` as one object, handing over its members; false (nothing read) when it is not an object.
+    private mutating func parseOutermostObject(_ add: (String, JSONValue) -> Void) throws(JSONSyntaxError) -> Bool {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return false }
+        try parseMembers(add)
+        try expectEnd()
+        return true
+    }
+
+    /// Only white space may follow the value.
+    private mutating func expectEnd() throws(JSONSyntaxError) {
         skipSpace()
         guard index == bytes.count else { throw problem("unexpected \(describeByte(at: index)) after the JSON value") }
-        return value
     }
 
     /// The outermost value, an object's members kept in order rather than in a dictionary: a job
@@ -106,13 +112,9 @@ public struct JSONParser {
     }
 
     public mutating func parseTopLevel() throws(JSONSyntaxError) -> TopLevel {
-        skipSpace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { return .value(try parseDocument()) }
         var members = [(key: String, value: JSONValue)]()
         members.reserveCapacity(8)
-        try parseMembers { members.append(($0, $1)) }
-        skipSpace()
-        guard index == bytes.count else { throw problem("unexpected \(describeByte(at: index)) after the JSON value") }
+        guard try parseOutermostObject({ members.append(($0, $1)) }) else { return .value(try parseDocument()) }
         return .members(members)
     }
 

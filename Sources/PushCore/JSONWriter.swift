@@ -62,11 +62,7 @@ public struct JSONWriter: Sendable {
     public mutating func field(_ name: Name, formatted value: String) {
         assert(!Self.needsEscaping(value), "a formatted value needs no escaping")
         appendName(name)
-        bytes.append(UInt8(ascii: "\""))
-        if value.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-            bytes.append(contentsOf: value.utf8)
-        }
-        bytes.append(UInt8(ascii: "\""))
+        Self.appendQuoted(value, to: &bytes)
     }
 
     private mutating func appendName(_ name: Name) {
@@ -154,7 +150,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    fileprivate static func isPlainName(_ key: StaticString) -> Bool {
+    private static func isPlainName(_ key: StaticString) -> Bool {
         key.withUTF8Buffer { name in name.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") } }
     }
 
@@ -183,17 +179,20 @@ public struct JSONWriter: Sendable {
         } ?? string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
     }
 
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+    /// A string that needs no escaping, in quotes: through its contiguous storage, a memcpy
+    /// instead of the sequence copy.
+    private static func appendQuoted(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        // Tokens, ids and reasons never need escaping: copy them in one go.
-        guard needsEscaping(string) else {
-            // Through the contiguous storage: a memcpy instead of the sequence copy.
-            if string.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-                bytes.append(contentsOf: string.utf8)
-            }
-            bytes.append(UInt8(ascii: "\""))
-            return
+        if string.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: string.utf8)
         }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        // Tokens, ids and reasons never need escaping: copy them in one go.
+        guard needsEscaping(string) else { return appendQuoted(string, to: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

@@ -61,7 +61,6 @@ struct Settlement: Sendable {
     /// The ids the attempt's requests carried, for job.completed.
     mutating func sent(with ids: APNsIDRange) {
         counts.firstRequestID = ids.first
-        // One device (most jobs): the same id, formatted once.
-        counts.lastRequestID = ids.count == 1 ? counts.firstRequestID : ids.last
+        counts.lastRequestID = ids.last   // one device (most jobs): the same string, formatted once by the range
     }
 }
