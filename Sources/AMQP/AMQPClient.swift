@@ -93,12 +93,15 @@ public final class AMQPClient: Sendable {
 
     /// Starts a consumer (basic.qos `prefetch` per consumer, manual acks). `handler` runs on the
     /// AMQP thread and must not block. The consumer is restarted after every reconnect until
-    /// `stopConsuming()` or a server-side cancel. A message whose body is larger than
-    /// `maxBodyBytes` is never read into memory: its delivery carries only the start of the body
-    /// and `discardedBodySize`.
-    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int = .max,
+    /// `stopConsuming()` or a server-side cancel. Idempotent per queue: consuming a queue already
+    /// consumed keeps its one consumer (restarted when the prefetch differs), so calls in any order
+    /// never leave two consumers on a queue. A message whose body is larger than
+    /// `maxBodyBytes`, or than `bodyRoom()` answers when it arrives (asked on the AMQP thread, per
+    /// delivery), is never read into memory: its delivery carries only the start of the body and
+    /// `discardedBodySize`.
+    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int = .max, bodyRoom: (@Sendable () -> Int)? = nil,
                         handler: @escaping @Sendable (AMQPDelivery) -> Void) {
-        enqueue(.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler))
+        enqueue(.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, bodyRoom: bodyRoom, handler: handler))
     }
 
     /// Cancels all consumers (basic.cancel). Deliveries already handed out can still be acked/nacked.
@@ -153,6 +156,12 @@ public final class AMQPClient: Sendable {
     /// Ready messages in `queue` (passive declare: `.channelClosed` with status 404 if it does not exist).
     public func messageCount(queue: String) async throws(AMQPError) -> Int {
         guard case .count(let count) = try await admin(.messageCount(queue: queue)) else { return 0 }
+        return count
+    }
+
+    /// Consumers of `queue` as the broker counts them (passive declare), on every connection.
+    public func consumerCount(queue: String) async throws(AMQPError) -> Int {
+        guard case .count(let count) = try await admin(.consumerCount(queue: queue)) else { return 0 }
         return count
     }
 
@@ -211,6 +220,22 @@ public final class AMQPClient: Sendable {
                 }
                 if stopped { continuation.resume() }
             }
+        }
+    }
+
+    /// Queues `commands` under one lock, so the owner thread takes them as one batch (tests place
+    /// a failure at each position of a batch this way).
+    func enqueue(batch commands: [ClientCommand]) {
+        let outcome: Bool? = shared.withLockedValue { state in
+            if state.phase == .stopping || state.phase == .stopped { return nil }
+            var wake = false
+            for command in commands where state.inbox.post(command) { wake = true }
+            return wake
+        }
+        switch outcome {
+        case nil: commands.forEach { $0.fail(with: AMQPError(code: .shutdown, message: "client is shut down")) }
+        case true?: try? wakeSignal.get().signal()
+        case false?: break
         }
     }
 

@@ -21,9 +21,15 @@ public struct AMQPDelivery: Sendable {
     public let exchange: String
     public let routingKey: String
     public let redelivered: Bool
-    /// Set when the body was larger than the consumer's `maxBodyBytes`: its announced size.
-    /// `body` then holds only the first bytes (up to 64 KiB); the rest was never kept.
+    /// Set when the body was larger than the consumer's `maxBodyBytes` (or its room): its announced
+    /// size. `body` then holds only the first bytes (up to `keptBodyPrefix`); the rest was never kept.
     public let discardedBodySize: Int?
+
+    /// How much of a discarded body is kept: enough to name the job in a rejection.
+    public static let keptBodyPrefix = 64 * 1024
+
+    /// The body's announced size, read whole or not.
+    public var bodySize: Int { discardedBodySize ?? body.count }
 
     public init(tag: AMQPDeliveryTag, body: [UInt8], properties: AMQPProperties, exchange: String, routingKey: String,
                 redelivered: Bool, discardedBodySize: Int? = nil) {

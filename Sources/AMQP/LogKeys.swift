@@ -3,6 +3,7 @@ enum LogKeys {
     static let arguments = "amqp.arguments"
     static let channel = "amqp.channel"
     static let consumer = "amqp.consumer"
+    static let count = "amqp.count"
     static let error = "amqp.error"
     static let exchange = "amqp.exchange"
     static let generation = "amqp.generation"

@@ -12,6 +12,7 @@ final class ConsumptionGate: Sendable {
     private let logger: Logger
     /// Given by `open`: the gate is made before the processor that handles deliveries.
     private let handler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
+    private let bodyRoom = NIOLockedValueBox<(@Sendable () -> Int)?>(nil)
     private let state: NIOLockedValueBox<ConsumptionState>
     private let delayed: DelayedWork
 
@@ -28,34 +29,34 @@ final class ConsumptionGate: Sendable {
 
     /// Consumes with `prefetch` from now on (restarting the consumer if it runs).
     func retune(prefetch: UInt16) {
-        apply(state.withLockedValue { $0.retune(prefetch: prefetch) })
+        change { $0.retune(prefetch: prefetch) }
     }
 
     var isConsuming: Bool { state.withLockedValue { $0.isConsuming } }
 
-    /// Starts consuming; every delivery goes to `handler` (on the AMQP thread).
-    func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void) {
+    /// Starts consuming; every delivery goes to `handler` (on the AMQP thread). A body larger than
+    /// `bodyRoom()` when it arrives is not read whole (see `BodyBytesInFlight`).
+    func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void, bodyRoom: (@Sendable () -> Int)? = nil) {
         self.handler.withLockedValue { $0 = handler }
-        apply(state.withLockedValue { $0.open() })
+        self.bodyRoom.withLockedValue { $0 = bodyRoom }
+        change { $0.open() }
     }
 
     /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
     func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
-        let action = state.withLockedValue { $0.pause(reason) }
+        let action = change { $0.pause(reason) }
         if action == .stopConsuming {
             logger.warning("consumption paused: jobs stay in the queue", metadata: [LogKeys.pause: "\(reason)"])
         }
-        apply(action)
         if let delay { delayed.schedule(after: delay) { [self] in resume(reason) } }
     }
 
     func resume(_ reason: ConsumptionState.PauseReason) {
         if case .credentials = reason { status.clearCredentialProblems() }
-        let action = state.withLockedValue { $0.resume(reason) }
+        let action = change { $0.resume(reason) }
         if action == .startConsuming {
             logger.notice("consumption resumes", metadata: [LogKeys.pause: "\(reason)"])
         }
-        apply(action)
     }
 
     func credentialsFailed(app: String, reason: String) {
@@ -85,7 +86,7 @@ final class ConsumptionGate: Sendable {
     private func redeclareAndConsume() async {
         do {
             try await amqp.declare(configuration.topology)
-            apply(state.withLockedValue { $0.consumerLost() })
+            change { $0.consumerLost() }
         } catch {
             logger.error("could not declare the topology again; retrying", metadata: [LogKeys.error: "\(error)"])
             delayed.schedule(after: .seconds(5)) { [self] in await redeclareAndConsume() }
@@ -93,22 +94,32 @@ final class ConsumptionGate: Sendable {
     }
 
     func close() {
-        apply(state.withLockedValue { $0.stop() })
+        change { $0.stop() }
     }
 
-    private func apply(_ action: ConsumptionState.Action) {
-        status.setPauses(state.withLockedValue { $0.pauses.map(\.description).sorted() })
+    /// Changes the state and queues its action for the AMQP thread while still holding the lock,
+    /// so the broker sees starts and stops in the order the state made them: applied after the
+    /// lock, a retune racing a pause could queue stop, stop, consume and consume while paused.
+    /// Each action is one command, and consuming is idempotent per queue (`AMQPClient.consume`),
+    /// so a restart, or a start that finds the consumer running, never makes a second consumer.
+    @discardableResult
+    private func change(_ transition: (inout ConsumptionState) -> ConsumptionState.Action) -> ConsumptionState.Action {
+        let (action, pauses) = state.withLockedValue { state in
+            let action = transition(&state)
+            send(action, prefetch: state.prefetch)
+            return (action, state.pauses)
+        }
+        status.setPauses(pauses.map(\.description).sorted())
+        return action
+    }
+
+    private func send(_ action: ConsumptionState.Action, prefetch: UInt16) {
         switch action {
         case .none: break
-        case .startConsuming:
+        case .startConsuming, .restartConsuming:
             guard let handler = handler.withLockedValue({ $0 }) else { return }
-            amqp.consume(queue: configuration.jobQueue, prefetch: prefetch,
-                         maxBodyBytes: configuration.maxMessageBytes, handler: handler)
-        case .restartConsuming:
-            guard let handler = handler.withLockedValue({ $0 }) else { return }
-            amqp.stopConsuming()
-            amqp.consume(queue: configuration.jobQueue, prefetch: prefetch,
-                         maxBodyBytes: configuration.maxMessageBytes, handler: handler)
+            amqp.consume(queue: configuration.jobQueue, prefetch: prefetch, maxBodyBytes: configuration.maxMessageBytes,
+                         bodyRoom: bodyRoom.withLockedValue { $0 }, handler: handler)
         case .stopConsuming:
             amqp.stopConsuming()
         }

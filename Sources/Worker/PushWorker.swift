@@ -20,6 +20,8 @@ public final class PushWorker: Service, Sendable {
     private let results: ResultPublisher
     private let processor: JobProcessor
     private let jobs = JobsInFlight()
+    /// Job bodies in memory against --max-bytes-in-flight (asked by the AMQP thread per delivery).
+    private let bodyBytes: BodyBytesInFlight
     private let delayed = DelayedWork()
     private let jobTasks = JobTasks()
     /// Signalled by `stop()`: the shutdown timeout then runs in `run()`'s task group.
@@ -64,6 +66,7 @@ public final class PushWorker: Service, Sendable {
             }
             connectionEventsInput.yield(event)
         }
+        self.bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger)
         self.results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
         self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
@@ -72,7 +75,8 @@ public final class PushWorker: Service, Sendable {
 
     public func run() async throws {
         amqp.start()
-        gate.open(delivering: deliveryHandler())
+        let bodyBytes = bodyBytes
+        gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room })
         logger.info("worker started", metadata: [
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
             "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
@@ -126,11 +130,12 @@ public final class PushWorker: Service, Sendable {
     }
 
     /// Runs on the AMQP thread for each delivery: counts it in flight (jobs and body bytes, which
-    /// pause consumption above --max-bytes-in-flight) and hands it to the processor.
+    /// pause consumption above --max-bytes-in-flight) and hands it to the processor. A delivery
+    /// whose body was not read for lack of room (`BodyBytesInFlight`) goes back to the queue.
     private func deliveryHandler() -> @Sendable (AMQPDelivery) -> Void {
-        let jobs = jobs, processor = processor, gate = gate
+        let jobs = jobs, processor = processor, gate = gate, bodyBytes = bodyBytes
+        let maxMessageBytes = configuration.maxMessageBytes
         let heapReturn = HeapReturn.glibcAllocates ? HeapReturn() : nil
-        let bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
         @Sendable func memory(_ action: BodyBytesInFlight.Action) {
             switch action {
             case .none: break
@@ -139,6 +144,11 @@ public final class PushWorker: Service, Sendable {
             }
         }
         return { delivery in
+            if let size = delivery.discardedBodySize, size <= maxMessageBytes {
+                memory(bodyBytes.refuse())
+                processor.handBack(delivery)
+                return
+            }
             guard jobs.start() else { return }
             let bytes = delivery.body.count
             memory(bodyBytes.take(bytes))

@@ -21,7 +21,7 @@ struct RedeliveryCounter: Sendable {
         guard delivery.redelivered else { return nil }
         // Quorum queues count for us (RabbitMQ 3.10+: failed deliveries so far), Redis or not.
         if let brokerCount = Self.brokerDeliveryCount(delivery.properties.headers) { return brokerCount }
-        let key = "pushworker:redelivered:" + Digest.hex([Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), delivery.body])
+        let key = key(delivery)
         do {
             guard case .integer(let count) = try await redis.command(["INCR", key]) else { return nil }
             if count == 1 { _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)]) }
@@ -30,6 +30,28 @@ struct RedeliveryCounter: Sendable {
             logger.debug("cannot count a redelivery in Redis", metadata: [LogKeys.error: "\(error)"])
             return nil
         }
+    }
+
+    /// A delivery handed back unread for lack of memory (`BodyBytesInFlight`) comes back flagged
+    /// redelivered, though no worker crashed on it: its count steps back now, so the next
+    /// delivery's step cancels out. (A quorum queue's own `x-delivery-count` still counts it.)
+    func forgive(_ delivery: AMQPDelivery) async {
+        let key = key(delivery)
+        do {
+            _ = try await redis.command(["DECR", key])
+            _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)])
+        } catch {
+            logger.debug("cannot step back a redelivery count in Redis", metadata: [LogKeys.error: "\(error)"])
+        }
+    }
+
+    /// Names a message by its queue, message id, size and the start of its body: what a delivery
+    /// carries whether its body was read whole or not (`AMQPDelivery.keptBodyPrefix`).
+    func key(_ delivery: AMQPDelivery) -> String {
+        "pushworker:redelivered:" + Digest.hex([
+            Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), Array(String(delivery.bodySize).utf8),
+            Array(delivery.body.prefix(AMQPDelivery.keptBodyPrefix)),
+        ])
     }
 
     /// The `x-delivery-count` header a quorum queue adds to a message it delivers again.

@@ -44,6 +44,7 @@ extension WorkerStatus {
         writer.field("retried", snapshot.retried)
         writer.field("chunks_published", snapshot.chunksPublished)
         writer.field("deferred", snapshot.deferred)
+        writer.field("handed_back", snapshot.handedBack)
         writer.field("latency_p50_us", Int(latency.p50Microseconds))
         writer.field("latency_p99_us", Int(latency.p99Microseconds))
         writer.field("latency_max_us", Int(latency.maxMicroseconds))

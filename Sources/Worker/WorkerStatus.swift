@@ -13,6 +13,9 @@ public final class WorkerStatus: Sendable {
         public var chunksPublished = 0
         /// Jobs put back into a delay queue because Redis could not expand their groups.
         public var deferred = 0
+        /// Deliveries handed back to the queue unread: their bodies found no room under
+        /// --max-bytes-in-flight.
+        public var handedBack = 0
         /// App → the reason APNs refused its credentials; consumption is paused while non-empty.
         public var credentialProblems: [String: String] = [:]
         public var redisProblem: String?
@@ -48,6 +51,7 @@ public final class WorkerStatus: Sendable {
 
     func recordRejection() { state.withLockedValue { $0.rejected += 1 } }
     func recordDeferral() { state.withLockedValue { $0.deferred += 1 } }
+    func bodyHandedBack() { state.withLockedValue { $0.handedBack += 1 } }
 
     /// Returns whether this is news (the app was fine until now).
     func credentialsFailed(app: String, reason: String) -> Bool {

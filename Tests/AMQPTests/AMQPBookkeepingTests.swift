@@ -92,6 +92,65 @@ import Testing
         }
     }
 
+    /// One delivery that is never settled while 100,000 later ones are: the window moves on
+    /// without it (memory follows the unsettled deliveries, not the tags since the oldest), and it
+    /// stays the oldest, so acks after it still wait for it and a `multiple` never covers it.
+    @Test func aStuckDeliveryDoesNotGrowTheWindow() {
+        var unacked = UnackedDeliveries()
+        var largestSpan = 0
+        for tag in UInt64(1)...100_000 {
+            unacked.insert(tag)
+            if tag > 1, tag % 2 == 0 { _ = unacked.planAcks([tag - 1 == 1 ? tag : tag - 1, tag]) }
+            largestSpan = max(largestSpan, unacked.windowSpan)
+        }
+        #expect(unacked.oldest == 1 && unacked.contains(1))
+        #expect(largestSpan <= 2 * UnackedDeliveries.stragglerSweepSpan, "span \(largestSpan)")
+        #expect(unacked.stragglers == [1])
+        unacked.insert(100_001)
+        let (plan, held, _) = unacked.planAcks([100_001], holdingGaps: true)
+        #expect(plan.isEmpty && held == [100_001])
+        #expect(unacked.removeThrough(1) == 1)
+        #expect(unacked.count == 1 && unacked.oldest == 100_001)
+    }
+
+    /// Against a plain set, over enough deliveries that stragglers form: a few tags stay unsettled
+    /// for thousands of deliveries while the rest are settled soon, in any order.
+    @Test func windowWithStragglersAgreesWithASet() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3 {
+            var unacked = UnackedDeliveries()
+            var model = Set<UInt64>()
+            var recent: [UInt64] = []
+            for tag in UInt64(1)...30_000 {
+                unacked.insert(tag)
+                model.insert(tag)
+                // One in 2,500 is stuck until the end; the others settle within a few deliveries.
+                if Int.random(in: 0..<2_500, using: &generator) != 0 { recent.append(tag) }
+                while recent.count > 8 {
+                    let victim = recent.remove(at: Int.random(in: 0..<recent.count, using: &generator))
+                    if Bool.random(using: &generator) {
+                        unacked.remove(victim)
+                        model.remove(victim)
+                    } else {
+                        let (plan, held, _) = unacked.planAcks([victim])
+                        #expect(held.isEmpty)
+                        for (planned, multiple) in plan {
+                            if multiple { model = model.filter { $0 > planned } } else { model.remove(planned) }
+                        }
+                    }
+                }
+                if tag % 997 == 0 {
+                    #expect(unacked.count == model.count)
+                    #expect(unacked.oldest == model.min())
+                    for probe in model.prefix(50) { #expect(unacked.contains(probe)) }
+                }
+            }
+            for tag in model.sorted() { #expect(unacked.contains(tag)) }
+            #expect(unacked.count == model.count)
+            #expect(unacked.windowSpan <= 2 * UnackedDeliveries.stragglerSweepSpan + 16)
+        }
+    }
+
     @Test func confirmsSettleInOrderWithMultiple() {
         let results = NIOLockedValueBox<[Int: Bool]>([:])
         var confirms = PublishConfirms()
@@ -167,32 +226,5 @@ import Testing
         #expect(matched && !unmatched)
         for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
         #expect(outcome.withLockedValue { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
-    }
-}
-
-/// The publisher-confirm timeout (a broker that confirms nothing is treated as gone), on the
-/// owner thread's own bookkeeping with a clock passed in: no broker, no waiting.
-@Suite struct ConfirmTimeoutTests {
-    static func loopWithOneUnconfirmedPublish() -> ConnectionLoop {
-        let client = AMQPClient(configuration: AMQPConfiguration(url: "amqp://guest:guest@127.0.0.1:1/"), topology: [], logger: .init(label: "test"))
-        let loop = ConnectionLoop(client: client)
-        _ = loop.confirms.record(completion: { _ in }, returnKey: nil)
-        loop.confirmsWaitingSince = .now
-        return loop
-    }
-
-    @Test func aBrokerThatConfirmsNothingForTheTimeoutIsGone() throws {
-        let loop = Self.loopWithOneUnconfirmedPublish()
-        let since = try #require(loop.confirmsWaitingSince)
-        try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout - .seconds(1))
-        #expect(throws: AMQPError.self) { try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout) }
-    }
-
-    /// A memory alarm can block the connection for minutes; reconnecting would send the held jobs again.
-    @Test func noTimeoutWhileTheBrokerBlocksTheConnection() throws {
-        let loop = Self.loopWithOneUnconfirmedPublish()
-        let since = try #require(loop.confirmsWaitingSince)
-        loop.blocked = true
-        try loop.checkConfirmTimeout(now: since + ConnectionLoop.confirmTimeout * 10)
     }
 }

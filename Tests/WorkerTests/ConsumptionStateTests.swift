@@ -56,15 +56,36 @@ struct ConsumptionStateTests {
 
 @Suite("Body bytes in flight")
 struct BodyBytesInFlightTests {
+    /// Each body counts twice (the delivery's bytes and the job's payload).
     @Test func pausesAboveTheCapAndResumesBelowHalf() {
-        let bytes = BodyBytesInFlight(cap: 100)
-        #expect(bytes.take(60) == .none)
-        #expect(bytes.take(60) == .pause)
+        let bytes = BodyBytesInFlight(cap: 200)
+        #expect(bytes.take(60) == .none)          // 120 counted
+        #expect(bytes.take(60) == .pause)         // 240
         #expect(bytes.take(10) == .none)          // already paused
-        #expect(bytes.give(60) == .none)          // 70 held: above half
-        #expect(bytes.give(30) == .resume)        // 40 held
+        #expect(bytes.give(60) == .none)          // 140 counted: above half
+        #expect(bytes.give(30) == .resume)        // 80
         #expect(bytes.give(40) == .none)
         #expect(bytes.held == 0)
+    }
+
+    /// The AMQP thread asks for room before it reads a body: what does not fit is refused (the
+    /// delivery goes back to the queue) and consumption pauses until half the cap is free. With
+    /// nothing held, any body fits, so one larger than the cap still runs alone.
+    @Test func aBodyWithoutRoomIsRefusedAndConsumptionResumesAtHalf() {
+        let bytes = BodyBytesInFlight(cap: 200)
+        #expect(bytes.room == .max)
+        #expect(bytes.take(70) == .none)          // 140 counted
+        #expect(bytes.room == 30)
+        #expect(bytes.refuse() == .pause)         // a body of 31 or more does not fit
+        #expect(bytes.refuse() == .none)          // already paused
+        #expect(bytes.take(30) == .none)          // a small one that fitted: 200, at the cap, not above
+        #expect(bytes.room == 0)
+        #expect(bytes.give(30) == .none)          // 140: above half
+        #expect(bytes.give(70) == .resume)        // nothing held
+        #expect(bytes.room == .max)
+        #expect(bytes.take(500) == .pause)        // alone, larger than the cap: runs, and nothing else comes
+        #expect(bytes.room == 0)
+        #expect(bytes.give(500) == .resume)
     }
 }
 

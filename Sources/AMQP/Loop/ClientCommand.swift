@@ -3,7 +3,8 @@ enum ClientCommand: Sendable {
     case publish(PublishRequest)
     case ack(AMQPDeliveryTag, multiple: Bool)
     case nack(AMQPDeliveryTag, requeue: Bool, multiple: Bool)
-    case consume(queue: String, prefetch: UInt16, maxBodyBytes: Int, handler: @Sendable (AMQPDelivery) -> Void)
+    case consume(queue: String, prefetch: UInt16, maxBodyBytes: Int, bodyRoom: (@Sendable () -> Int)? = nil,
+                 handler: @Sendable (AMQPDelivery) -> Void)
     case stopConsuming
     case admin(AdminRequest, completion: @Sendable (Result<AdminResult, AMQPError>) -> Void)
 
@@ -32,6 +33,7 @@ enum AdminRequest: Sendable {
     case declare([AMQPDeclaration])
     case get(queue: String)
     case messageCount(queue: String)
+    case consumerCount(queue: String)
     case purge(queue: String)
     case deleteQueue(queue: String)
     case deleteExchange(exchange: String)

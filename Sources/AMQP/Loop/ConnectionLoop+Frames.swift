@@ -9,7 +9,7 @@ extension ConnectionLoop {
                 try connection.nack(channel: channel, deliveryTag: deliveryTag, multiple: false, requeue: true)
                 return
             }
-            unacked.insert(deliveryTag)
+            policy.delivered(deliveryTag)
             consumer.handler(AMQPDelivery(
                 tag: AMQPDeliveryTag(connectionGeneration: generation, value: deliveryTag), body: body,
                 properties: properties, exchange: exchange, routingKey: routingKey, redelivered: redelivered,
@@ -17,18 +17,16 @@ extension ConnectionLoop {
 
         case .publisherAck(let channel, let deliveryTag, let multiple):
             guard channel == Self.publishChannel else { return }
-            complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: false))
-            confirmProgressed()
+            complete(policy.confirmed(deliveryTag, multiple: multiple, nacked: false, now: .now))
 
         case .publisherNack(let channel, let deliveryTag, let multiple):
             guard channel == Self.publishChannel else { return }
-            complete(confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: true))
-            confirmProgressed()
+            complete(policy.confirmed(deliveryTag, multiple: multiple, nacked: true, now: .now))
 
         case .returned(let channel, let replyCode, let replyText, let exchange, let routingKey, let properties, let bodyCount):
             guard channel == Self.publishChannel else { return }
             let key = PublishConfirms.ReturnKey(exchange: exchange, routingKey: routingKey, bodyCount: bodyCount, properties: properties)
-            if !confirms.markReturned(key, replyCode: replyCode, replyText: replyText) {
+            if !policy.returned(key, replyCode: replyCode, replyText: replyText) {
                 logger.warning("AMQP basic.return matched no outstanding mandatory publish",
                                metadata: [LogKeys.exchange: "\(exchange)", LogKeys.routingKey: "\(routingKey)"])
             }
@@ -36,6 +34,7 @@ extension ConnectionLoop {
         case .consumerCancelled(_, let consumerTag):
             guard let consumer = consumers[consumerTag] else { return }
             consumers[consumerTag]?.active = false
+            policy.smallestPrefetch = consumers.smallestActivePrefetch
             logger.warning("AMQP consumer cancelled by broker", metadata: [LogKeys.queue: "\(consumer.queue)"])
             client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
 
@@ -45,8 +44,7 @@ extension ConnectionLoop {
                 // E.g. publish to a missing exchange (404). Publishes in flight on the old channel
                 // are lost; a fresh channel restarts confirm numbering at 1.
                 logger.warning("AMQP publish channel closed by broker; reopening", metadata: [LogKeys.error: "\(error)"])
-                complete(confirms.reset(failingWith: error))
-                confirmsWaitingSince = nil
+                complete(policy.publishChannelClosed(error))
                 try connection.openChannel(Self.publishChannel)
                 try connection.confirmSelect(Self.publishChannel)
             case Self.adminChannel:
@@ -60,36 +58,18 @@ extension ConnectionLoop {
             throw error
 
         case .blocked(let reason):
-            blocked = true
+            policy.brokerBlocked()
             logger.warning("AMQP connection blocked by broker", metadata: [LogKeys.reason: "\(reason)"])
             client.onEvent(.blocked(reason: reason))
 
         case .unblocked:
-            blocked = false
-            // The wait for confirms starts again: the broker could not confirm while it read nothing.
-            confirmProgressed()
+            let held = policy.brokerUnblocked(now: .now)
             logger.info("AMQP connection unblocked")
             client.onEvent(.unblocked)
-            let held = heldPublishes
-            heldPublishes = []
-            for request in held { try publish(request, on: connection) }
+            try publish(held, on: connection)
 
         case .other(let channel, let methodID):
             logger.debug("AMQP ignored method", metadata: [LogKeys.channel: "\(channel)", LogKeys.method: "\(methodID)"])
         }
-    }
-}
-
-extension ConnectionLoop {
-    /// A confirm arrived: the clock restarts for the publishes still waiting.
-    func confirmProgressed(now: ContinuousClock.Instant = .now) {
-        confirmsWaitingSince = confirms.outstanding > 0 ? now : nil
-    }
-
-    /// Not while the broker has blocked the connection (a memory or disk alarm): it may stop reading
-    /// for longer than the timeout, and reconnecting then would only send the jobs held again.
-    func checkConfirmTimeout(now: ContinuousClock.Instant = .now) throws(AMQPError) {
-        guard !blocked, let since = confirmsWaitingSince, confirms.outstanding > 0, now - since >= Self.confirmTimeout else { return }
-        throw AMQPError(code: .timeout, message: "the broker confirmed none of \(confirms.outstanding) publishes for \(Self.confirmTimeout); reconnecting")
     }
 }

@@ -2,7 +2,8 @@ import Logging
 import PushCore
 
 /// The body of the AMQP owner thread: connects, services the connection and reconnects.
-/// Everything here runs on that one thread, so nothing in it is shared or locked.
+/// Everything here runs on that one thread, so nothing in it is shared or locked. What to do and
+/// when is `ConnectionPolicy`'s; this type does the I/O it asks for.
 final class ConnectionLoop {
     static let consumeChannel: UInt16 = 1
     static let publishChannel: UInt16 = 2
@@ -12,64 +13,39 @@ final class ConnectionLoop {
     static let framesPerIteration = 256
     /// Commands executed before reading frames again.
     static let commandsPerIteration = 2048
-    /// Longest an ack waits to be sent with others (see `acksDue`).
-    static let ackDelay = Duration.milliseconds(2)
-    static let ackBatch = 256
-    /// Longest an ack waits for the deliveries before it (see `acksDue`).
-    static let ackHoldLimit = Duration.milliseconds(100)
-    /// Longest buffered frames wait for more before they are written, when the loop has nothing
-    /// else to do (see `iterate`).
-    static let writeCoalescing = Duration.milliseconds(1)
 
     struct Consumer {
         let queue: String
         let prefetch: UInt16
         let maxBodyBytes: Int
+        /// Asked per delivery: the most body bytes the application has room for now.
+        let bodyRoom: (@Sendable () -> Int)?
         let handler: @Sendable (AMQPDelivery) -> Void
         /// False after stopConsuming() or a server cancel: not restarted on reconnect, but its
         /// in-flight deliveries still reach the handler.
         var active: Bool
+
+        /// The largest body of the next delivery to read whole; a larger one is read past and
+        /// only its start kept (`AMQPDelivery.discardedBodySize`).
+        var bodyLimit: Int { min(maxBodyBytes, bodyRoom?() ?? .max) }
     }
 
     let client: AMQPClient
     var logger: Logger
     var connection: AMQPConnection?
+    /// UInt64: one per connection made, never near its end.
     var generation: UInt64 = 0
     var topology: [AMQPDeclaration]
     var consumers = ConsumerTable()
-    var confirms = PublishConfirms()
-    /// Since when publishes have waited for a confirm without any arriving (nil: none waits).
-    var confirmsWaitingSince: ContinuousClock.Instant?
-    /// A broker that confirms nothing for this long is treated as gone: the connection is
-    /// dropped and made again, so no job waits forever for a confirm (and holds its slot).
-    static let confirmTimeout = Duration.seconds(60)
-    var unacked = UnackedDeliveries()
-    /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
-    var pendingAcks: [UInt64] = []
-    var pendingAcksSince: ContinuousClock.Instant?
-    /// Whether `pendingAcks` holds the oldest unacked delivery (then they can start with a `multiple`).
-    var pendingAcksIncludeOldest = false
-    /// When frames were first left buffered for `writeCoalescing`.
-    var framesBufferedSince: ContinuousClock.Instant?
-    /// Of the active consumers (0, unlimited, counts as no limit): acks must not hold back more
-    /// than half of it.
-    var smallestPrefetch: Int {
-        var smallest = Int.max
-        for consumer in consumers.values where consumer.active && consumer.prefetch > 0 {
-            smallest = min(smallest, Int(consumer.prefetch))
-        }
-        return smallest
-    }
-    /// connection.blocked from the broker: publishes wait here instead of blocking the thread in send().
-    var blocked = false
-    var heldPublishes: [PublishRequest] = []
+    var policy: ConnectionPolicy
     var backoff: Backoff
     var reconnectAt = ContinuousClock.now
 
-    init(client: AMQPClient) {
+    init(client: AMQPClient, timing: ConnectionPolicy.Timing = .init()) {
         self.client = client
         self.logger = client.logger
         self.topology = client.initialTopology
+        self.policy = ConnectionPolicy(timing: timing)
         self.backoff = Backoff(range: client.configuration.reconnectDelay)
     }
 
@@ -112,34 +88,33 @@ final class ConnectionLoop {
         var drained = false
         for _ in 0..<Self.framesPerIteration {
             // A delivery for a consumer no longer known is requeued unread: its body is not kept.
-            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.maxBodyBytes ?? 0 }) else {
+            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.bodyLimit ?? 0 }) else {
                 drained = true
                 break
             }
             try handle(frame, on: connection)
         }
-        if let flush = acksDue() { try flushAcks(on: connection, holdingGaps: flush == .oldestRun) }
-        try checkConfirmTimeout()
+        let now = ContinuousClock.now
+        try send(policy.dueAcks(now: now), on: connection)
+        switch policy.checkConfirms(now: now) {
+        case .fine: break
+        case .expired(let settled):
+            logger.warning("AMQP publishes not confirmed in time; failed for a retry", metadata: [LogKeys.count: "\(settled.count)"])
+            complete(settled)
+        case .brokerSilent(let error): throw error
+        }
         // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
         // and no commands are left over (they would not signal the wake-up again).
         let idle = drained && !moreCommands
-        // An idle loop lets a few publishes and acks wait up to `writeCoalescing` for more, so
-        // the broker reads them in one go: at one-token-job rates, a write per wake-up kept it
-        // handling a few frames at a time.
-        if idle, connection.hasBufferedFrames, framesBufferedSince.map({ ContinuousClock.now - $0 < Self.writeCoalescing }) ?? true {
-            if framesBufferedSince == nil { framesBufferedSince = .now }
-        } else {
+        if policy.write(idle: idle, hasBufferedFrames: connection.hasBufferedFrames, now: now) == .now {
             // The commands' publishes and acks, and what frame handling added (publishes held while
             // the broker blocked us). Order is kept below: every method rabbitmq-c writes itself
             // (close-ok, channel.open, consume…) is preceded by a flush in `AMQPConnection`.
             try connection.flushFrames()
-            framesBufferedSince = nil
         }
         connection.releaseBuffers()
         if idle {
-            var timeout = pollTimeout(connection)
-            if let acksDue = millisecondsUntilAcksDue() { timeout = min(timeout, acksDue) }
-            if framesBufferedSince != nil { timeout = min(timeout, 1) }
+            let timeout = policy.pollTimeout(base: pollTimeout(connection), now: now)
             client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: timeout)
         }
     }
@@ -157,13 +132,7 @@ final class ConnectionLoop {
                 channels: [Self.consumeChannel, Self.publishChannel, Self.adminChannel],
                 confirmChannels: [Self.publishChannel])
             do throws(AMQPError) {
-                confirms = PublishConfirms()
-                confirmsWaitingSince = nil
-                unacked.reset()
-                pendingAcks.removeAll()
-                pendingAcksSince = nil
-                pendingAcksIncludeOldest = false
-                blocked = false
+                // Nothing is outstanding between connections: `lose` and `stop` already reset.
                 try declare(topology, on: connection)
                 for tag in consumers.tags where consumers[tag]?.active == true {
                     try startConsumer(tag, on: connection)
@@ -190,22 +159,14 @@ final class ConnectionLoop {
         }
     }
 
-    /// Drops a failed connection: outstanding publishes fail (they may or may not have been
-    /// stored: the caller must treat them as not published), unacked deliveries are forgotten
-    /// (the broker requeues them), and a reconnect is scheduled.
+    /// Drops a failed connection: the policy's one reset fails outstanding and held publishes and
+    /// forgets unacked deliveries (the broker requeues them); a reconnect is scheduled.
     func lose(_ connection: AMQPConnection, _ error: AMQPError) {
         self.connection = nil
         connection.close()  // no-op when already broken
         let lost = AMQPError(code: .connectionLost, status: error.status,
                              message: "connection lost before the broker confirmed: \(error.message)")
-        complete(confirms.reset(failingWith: lost))
-        confirmsWaitingSince = nil
-        failHeldPublishes(lost)
-        unacked.reset()
-        pendingAcks.removeAll()
-        pendingAcksSince = nil
-        pendingAcksIncludeOldest = false
-        blocked = false
+        complete(policy.reset(failingWith: lost))
         client.markDisconnected(error)
         let delay = backoff.next()
         reconnectAt = .now + delay
@@ -219,19 +180,19 @@ final class ConnectionLoop {
         let milliseconds = max(1, min(500, Int32(Backoff.seconds(remaining) * 1000)))
         client.waitForWork(socket: -1, timeoutMilliseconds: milliseconds)
         let lastError = client.shared.withLockedValue { $0.lastError }
-        handleWhileDisconnected(client.takeCommands(), reason: lastError)
+        handleWhileDisconnected(client.takeCommands()[...], reason: lastError)
     }
 
     private func idleUntilStopped(_ error: AMQPError) {
         while !client.isStopping {
             client.waitForWork(socket: -1, timeoutMilliseconds: 500)
-            handleWhileDisconnected(client.takeCommands(), reason: error)
+            handleWhileDisconnected(client.takeCommands()[...], reason: error)
         }
     }
 
     /// Publishes and RPCs fail at once (waiting for a reconnect could take arbitrarily long);
     /// consumer changes are remembered for the next connection; acks are moot (requeued).
-    private func handleWhileDisconnected(_ commands: [ClientCommand], reason: AMQPError?) {
+    func handleWhileDisconnected(_ commands: ArraySlice<ClientCommand>, reason: AMQPError?) {
         let error = AMQPError(code: reason?.code == .invalidURL ? .invalidURL : .connectionLost, status: reason?.status,
                               message: "not connected to the broker" + (reason.map { ": \($0.message)" } ?? ""))
         for command in commands {
@@ -240,12 +201,13 @@ final class ConnectionLoop {
                 command.fail(with: error)
             case .ack(let tag, _), .nack(let tag, _, _):
                 logger.debug("AMQP ack dropped while disconnected", metadata: [LogKeys.tag: "\(tag)"])
-            case .consume(let queue, let prefetch, let maxBodyBytes, let handler):
-                addConsumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, handler: handler)
+            case .consume(let queue, let prefetch, let maxBodyBytes, let bodyRoom, let handler):
+                _ = consumers.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, bodyRoom: bodyRoom, handler: handler)
             case .stopConsuming:
-                for tag in consumers.tags { consumers[tag]?.active = false }
+                _ = consumers.stopAll()
             }
         }
+        policy.smallestPrefetch = consumers.smallestActivePrefetch
     }
 
     /// Graceful end: settle acks the application already decided, cancel consumers, close.
@@ -261,11 +223,10 @@ final class ConnectionLoop {
                     }
                 }
                 try perform(acks, on: connection)
-                try flushAcks(on: connection)
+                try send(policy.allAcks(), on: connection)
                 try connection.flushFrames()
-                for tag in consumers.tags where consumers[tag]?.active == true {
+                for tag in consumers.stopAll() {
                     try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
-                    consumers[tag]?.active = false
                 }
             } catch {
                 logger.debug("AMQP error during shutdown", metadata: [LogKeys.error: "\(error)"])
@@ -273,19 +234,12 @@ final class ConnectionLoop {
             connection.close()
         }
         connection = nil
-        complete(confirms.reset(failingWith: shutdownError))
-        failHeldPublishes(shutdownError)
+        complete(policy.reset(failingWith: shutdownError))
         logger.info("AMQP client stopped")
         client.markStopped()
     }
 
-    func complete(_ settled: [(PublishConfirms.Completion, Result<Void, AMQPError>)]) {
+    func complete(_ settled: PublishConfirms.Settled) {
         for (completion, result) in settled { completion(result) }
-    }
-
-    func failHeldPublishes(_ error: AMQPError) {
-        let held = heldPublishes
-        heldPublishes = []
-        for request in held { request.completion(.failure(error)) }
     }
 }

@@ -5,8 +5,14 @@
 /// so it is matched to the oldest outstanding mandatory publish with the same exchange, routing
 /// key and body size (publishes to the same destination route the same way), preferring one whose
 /// properties match too; the ack that follows it then fails that publish as unroutable.
+///
+/// RabbitMQ may confirm out of order, and may never confirm a publish at all (one routed to a
+/// quorum queue that lost its majority). So each publish has an age limit (`expire`), and a publish
+/// still outstanding far behind the others moves to `stragglers`: one stuck publish never keeps
+/// the slots of every later one.
 struct PublishConfirms {
     typealias Completion = @Sendable (Result<Void, AMQPError>) -> Void
+    typealias Settled = [(Completion, Result<Void, AMQPError>)]
 
     /// What a basic.return is compared against.
     struct ReturnKey: Equatable {
@@ -27,11 +33,28 @@ struct PublishConfirms {
     /// without hashing (a dictionary cost ~700 instructions per publish, `ops/count-instructions`).
     private var entries: [Entry?] = []
     private var base: UInt64 = 1
+    /// Outstanding publishes numbered below `base`.
+    private var stragglers: [UInt64: Entry] = [:]
     /// Sequence numbers of mandatory publishes, oldest first (may contain settled ones).
     private var mandatory: [UInt64] = []
+    private var mandatoryCompactionAt = Self.sweepSize
+    /// The lowest outstanding sequence number at or above `base`.
     private var lowest: UInt64 = 1
+    /// UInt64: numbered per channel incarnation, 584,000 years at a million publishes a second.
     private(set) var nextSequence: UInt64 = 1
     private(set) var outstanding = 0
+    /// (when, the next sequence number then), oldest first: every publish numbered below a mark's
+    /// sequence was written before its instant. Taken at most once per `markInterval`, so ages cost
+    /// no clock reading per publish.
+    private var marks: [(at: ContinuousClock.Instant, sequence: UInt64)] = []
+    static let markInterval = Duration.seconds(1)
+    /// `entries` is looked at for stragglers when it reaches this many slots (then at twice its size).
+    static let sweepSize = 4096
+    private var nextSweepSize = Self.sweepSize
+
+    var stragglerCount: Int { stragglers.count }
+    /// Slots held for outstanding and settled publishes: what the bookkeeping costs in memory.
+    var slotCount: Int { entries.count + stragglers.count + mandatory.count }
 
     private func index(of sequence: UInt64) -> Int? {
         guard sequence >= base, sequence < nextSequence else { return nil }
@@ -39,10 +62,16 @@ struct PublishConfirms {
     }
 
     private func entry(_ sequence: UInt64) -> Entry? {
-        index(of: sequence).flatMap { entries[$0] }
+        if sequence < base { return stragglers[sequence] }
+        return index(of: sequence).flatMap { entries[$0] }
     }
 
     private mutating func remove(_ sequence: UInt64) -> Entry? {
+        if sequence < base {
+            guard let entry = stragglers.removeValue(forKey: sequence) else { return nil }
+            outstanding -= 1
+            return entry
+        }
         guard let index = index(of: sequence), let entry = entries[index] else { return nil }
         entries[index] = nil
         outstanding -= 1
@@ -56,13 +85,17 @@ struct PublishConfirms {
         nextSequence += 1
         entries.append(Entry(completion: completion, returnKey: returnKey))
         outstanding += 1
-        if returnKey != nil { mandatory.append(sequence) }
+        if returnKey != nil {
+            mandatory.append(sequence)
+            if mandatory.count >= mandatoryCompactionAt { compactMandatory() }
+        }
+        if entries.count >= nextSweepSize { sweepStragglers() }
         return sequence
     }
 
     /// Settles on basic.ack (`nacked == false`) or basic.nack; returns the completions to run.
-    mutating func settle(deliveryTag: UInt64, multiple: Bool, nacked: Bool) -> [(Completion, Result<Void, AMQPError>)] {
-        var settled: [(Completion, Result<Void, AMQPError>)] = []
+    mutating func settle(deliveryTag: UInt64, multiple: Bool, nacked: Bool) -> Settled {
+        var settled: Settled = []
         func finish(_ sequence: UInt64, _ entry: Entry) {
             if nacked {
                 settled.append((entry.completion, .failure(AMQPError(
@@ -74,6 +107,11 @@ struct PublishConfirms {
             }
         }
         if multiple {
+            if !stragglers.isEmpty {
+                for sequence in stragglers.keys.sorted() where sequence <= deliveryTag {
+                    if let entry = remove(sequence) { finish(sequence, entry) }
+                }
+            }
             var sequence = lowest
             while sequence <= deliveryTag && sequence < nextSequence {
                 if let entry = remove(sequence) { finish(sequence, entry) }
@@ -82,16 +120,43 @@ struct PublishConfirms {
         } else if let entry = remove(deliveryTag) {
             finish(deliveryTag, entry)
         }
-        while lowest < nextSequence && entry(lowest) == nil { lowest += 1 }
-        // Settled entries before `lowest` are dropped once they are most of the array.
-        let settledPrefix = Int(lowest - base)
-        if settledPrefix >= 64, settledPrefix * 2 >= entries.count {
-            entries.removeFirst(settledPrefix)
-            base = lowest
-        }
-        let settledMandatory = mandatory.prefix { entry($0) == nil }.count
-        if settledMandatory > 0 { mandatory.removeFirst(settledMandatory) }
+        compact()
         return settled
+    }
+
+    /// Fails every publish written before `deadline` (its confirm is overdue: treated as not
+    /// stored, so the caller's retry path runs); returns their completions.
+    mutating func expire(writtenBefore deadline: ContinuousClock.Instant, error: AMQPError) -> Settled {
+        var expired: Settled = []
+        while let mark = marks.first, mark.at <= deadline {
+            marks.removeFirst()
+            if !stragglers.isEmpty {
+                for sequence in stragglers.keys.sorted() where sequence < mark.sequence {
+                    if let entry = remove(sequence) { expired.append((entry.completion, .failure(error))) }
+                }
+            }
+            var sequence = lowest
+            while sequence < mark.sequence && sequence < nextSequence {
+                if let entry = remove(sequence) { expired.append((entry.completion, .failure(error))) }
+                sequence += 1
+            }
+            compact()
+        }
+        return expired
+    }
+
+    /// Notes the time for the publishes written since the last mark (see `marks`).
+    mutating func mark(now: ContinuousClock.Instant) {
+        guard outstanding > 0, nextSequence > (marks.last?.sequence ?? 0) else { return }
+        if let last = marks.last, now - last.at < Self.markInterval { return }
+        marks.append((now, nextSequence))
+    }
+
+    /// Every outstanding publish starts its age again (the broker could not confirm while it
+    /// had blocked the connection).
+    mutating func restartAges(now: ContinuousClock.Instant) {
+        guard let last = marks.last else { return }
+        marks = [(now, last.sequence)]
     }
 
     /// Marks the publish a basic.return belongs to; false when none matches.
@@ -110,16 +175,64 @@ struct PublishConfirms {
             if loose == nil { loose = sequence }
         }
         guard let sequence = exact ?? loose else { return false }
-        entries[Int(sequence - base)]?.returned = AMQPError(
+        let error = AMQPError(
             code: .unroutable, status: Int32(replyCode),
             message: "\(replyText): no queue bound to exchange '\(key.exchange)' with routing key '\(key.routingKey)'")
+        if sequence < base {
+            stragglers[sequence]?.returned = error
+        } else {
+            entries[Int(sequence - base)]?.returned = error
+        }
         return true
     }
 
     /// Fails everything outstanding and starts a new channel incarnation (sequence 1).
-    mutating func reset(failingWith error: AMQPError) -> [(Completion, Result<Void, AMQPError>)] {
-        let failed = entries.compactMap { $0.map { ($0.completion, Result<Void, AMQPError>.failure(error)) } }
+    mutating func reset(failingWith error: AMQPError) -> Settled {
+        var failed: Settled = stragglers.keys.sorted().compactMap { stragglers[$0].map { ($0.completion, .failure(error)) } }
+        failed += entries.compactMap { $0.map { ($0.completion, Result<Void, AMQPError>.failure(error)) } }
         self = PublishConfirms()
         return failed
+    }
+
+    /// Moves `lowest` past settled slots, drops the settled prefix once it is most of the array,
+    /// and forgets marks that no outstanding publish is older than.
+    private mutating func compact() {
+        while lowest < nextSequence && index(of: lowest).map({ entries[$0] == nil }) ?? false { lowest += 1 }
+        let settledPrefix = Int(lowest - base)
+        if settledPrefix >= 64, settledPrefix * 2 >= entries.count {
+            entries.removeFirst(settledPrefix)
+            base = lowest
+        }
+        let settledMandatory = mandatory.prefix { entry($0) == nil }.count
+        if settledMandatory > 0 { mandatory.removeFirst(settledMandatory) }
+        let oldestOutstanding = stragglers.isEmpty ? lowest : min(lowest, stragglers.keys.min() ?? lowest)
+        let stale = marks.prefix { $0.sequence <= oldestOutstanding }.count
+        if stale > 0 { marks.removeFirst(stale) }
+    }
+
+    /// `entries` reached `nextSweepSize` slots: when few of its older half are outstanding, they
+    /// become stragglers and the half is dropped. Runs once per doubling, so O(1) a publish.
+    private mutating func sweepStragglers() {
+        let half = entries.count / 2
+        var outstandingInHalf = 0
+        for slot in 0..<half where entries[slot] != nil { outstandingInHalf += 1 }
+        if outstandingInHalf * 8 <= half {
+            for slot in 0..<half {
+                if let entry = entries[slot] { stragglers[base + UInt64(slot)] = entry }
+            }
+            entries.removeFirst(half)
+            base += UInt64(half)
+            lowest = max(lowest, base)
+            compact()
+        }
+        nextSweepSize = max(Self.sweepSize, entries.count * 2)
+    }
+
+    /// Drops settled sequence numbers from `mandatory` (one stuck at its front would keep the rest).
+    private mutating func compactMandatory() {
+        var kept = mandatory
+        kept.removeAll { entry($0) == nil }
+        mandatory = kept
+        mandatoryCompactionAt = max(Self.sweepSize, mandatory.count * 2)
     }
 }

@@ -4,31 +4,56 @@
 /// tags the channel does not know (a second ack of the same tag is a channel error). The broker
 /// numbers a channel's deliveries 1, 2, 3…, so the outstanding ones are a window of flags from the
 /// oldest one on, not a hash set: no hashing per delivery, ack and plan.
+///
+/// One delivery that stays unsettled while later ones flow would hold the window's start and grow
+/// it by a flag per delivery for as long as it stays. So once the window spans far more tags than
+/// it holds, the outstanding tags of its older half move to `stragglers` (a short sorted array)
+/// and that half is dropped: memory follows the number of unsettled deliveries (at most the
+/// prefetch), not the tags seen since the oldest.
 struct UnackedDeliveries {
-    /// `outstanding[i]` is whether tag `firstTag + i` still awaits its ack.
+    /// `outstanding[i]` is whether tag `firstTag + i - head` still awaits its ack.
     private var outstanding: [Bool] = []
     private var head = 0
     private var firstTag: UInt64 = 1
+    /// Outstanding tags below `firstTag`, ascending.
+    private(set) var stragglers: [UInt64] = []
     private(set) var count = 0
+    /// A window spanning this many tags is looked at for stragglers (then again at twice its span).
+    static let stragglerSweepSpan = 4096
+    private var nextSweepSpan = Self.stragglerSweepSpan
+
+    private var windowCount: Int { count - stragglers.count }
+    /// The tags the window's flags span.
+    var windowSpan: Int { outstanding.count - head }
 
     /// The oldest tag still awaiting its ack.
-    var oldest: UInt64? { count > 0 ? firstTag : nil }
+    var oldest: UInt64? {
+        if let first = stragglers.first { return first }
+        return windowCount > 0 ? firstTag : nil
+    }
 
     func contains(_ tag: UInt64) -> Bool {
+        if tag < firstTag { return stragglerIndex(of: tag) != nil }
         guard let slot = slot(of: tag) else { return false }
         return outstanding[slot]
     }
 
     mutating func insert(_ tag: UInt64) {
-        if count == 0 {
-            // Nothing outstanding: restart the window at this tag.
+        if windowCount == 0, tag >= firstTag || stragglers.isEmpty {
+            // Nothing outstanding in the window: restart it at this tag.
             outstanding.removeAll(keepingCapacity: true)
             head = 0
             firstTag = tag
+            nextSweepSpan = Self.stragglerSweepSpan
         }
-        let end = firstTag + UInt64(outstanding.count - head)
+        guard tag >= firstTag else {
+            // Below the window (never from a broker, which numbers upwards): kept as a straggler.
+            let index = stragglers.partitioningIndex { $0 >= tag }
+            if index == stragglers.count || stragglers[index] != tag { stragglers.insert(tag, at: index); count += 1 }
+            return
+        }
+        let end = firstTag + UInt64(windowSpan)
         guard tag >= end else {
-            // Not ascending (never from a broker): mark it if the window covers it.
             if let slot = slot(of: tag), !outstanding[slot] { outstanding[slot] = true; count += 1 }
             return
         }
@@ -36,9 +61,16 @@ struct UnackedDeliveries {
         for _ in end..<tag { outstanding.append(false) }
         outstanding.append(true)
         count += 1
+        if windowSpan >= nextSweepSpan { sweepStragglers() }
     }
 
     mutating func remove(_ tag: UInt64) {
+        if tag < firstTag {
+            guard let index = stragglerIndex(of: tag) else { return }
+            stragglers.remove(at: index)
+            count -= 1
+            return
+        }
         guard let slot = slot(of: tag), outstanding[slot] else { return }
         outstanding[slot] = false
         count -= 1
@@ -49,6 +81,12 @@ struct UnackedDeliveries {
     /// `multiple`), or nil when nothing was outstanding up to there.
     mutating func removeThrough(_ tag: UInt64) -> UInt64? {
         var largest: UInt64?
+        let coveredStragglers = stragglers.partitioningIndex { $0 > tag }
+        if coveredStragglers > 0 {
+            largest = stragglers[coveredStragglers - 1]
+            stragglers.removeFirst(coveredStragglers)
+            count -= coveredStragglers
+        }
         var slot = head
         while slot < outstanding.count, firstTag + UInt64(slot - head) <= tag {
             if outstanding[slot] {
@@ -79,16 +117,7 @@ struct UnackedDeliveries {
         wanted.removeAll { !contains($0) }
         let dropped = requested - wanted.count
         guard !wanted.isEmpty else { return ([], [], dropped) }
-        // The run: outstanding tags from the oldest on, as long as each is in the batch.
-        var runLength = 0
-        var slot = head
-        while slot < outstanding.count, runLength < wanted.count {
-            if outstanding[slot] {
-                guard firstTag + UInt64(slot - head) == wanted[runLength] else { break }
-                runLength += 1
-            }
-            slot += 1
-        }
+        let runLength = lengthOfOldestRun(in: wanted)
         var plan: [(tag: UInt64, multiple: Bool)] = []
         if runLength >= 1 {
             _ = removeThrough(wanted[runLength - 1])
@@ -107,11 +136,34 @@ struct UnackedDeliveries {
         self = UnackedDeliveries()
     }
 
+    /// How many of `wanted` (ascending, all outstanding) are the outstanding tags from the oldest on.
+    private func lengthOfOldestRun(in wanted: [UInt64]) -> Int {
+        var runLength = 0
+        for straggler in stragglers {
+            guard runLength < wanted.count, straggler == wanted[runLength] else { return runLength }
+            runLength += 1
+        }
+        var slot = head
+        while slot < outstanding.count, runLength < wanted.count {
+            if outstanding[slot] {
+                guard firstTag + UInt64(slot - head) == wanted[runLength] else { break }
+                runLength += 1
+            }
+            slot += 1
+        }
+        return runLength
+    }
+
     private func slot(of tag: UInt64) -> Int? {
         guard tag >= firstTag else { return nil }
         let offset = tag - firstTag
-        guard offset < UInt64(outstanding.count - head) else { return nil }
+        guard offset < UInt64(windowSpan) else { return nil }
         return head + Int(offset)
+    }
+
+    private func stragglerIndex(of tag: UInt64) -> Int? {
+        let index = stragglers.partitioningIndex { $0 >= tag }
+        return index < stragglers.count && stragglers[index] == tag ? index : nil
     }
 
     /// Drops settled tags from the front of the window.
@@ -127,5 +179,37 @@ struct UnackedDeliveries {
             outstanding.removeFirst(head)
             head = 0
         }
+    }
+
+    /// The window spans `nextSweepSpan` tags: when few of its older half are outstanding, they
+    /// become stragglers and the half is dropped. Runs once per doubling of the span, so its scan
+    /// costs O(1) a delivery.
+    private mutating func sweepStragglers() {
+        let half = windowSpan / 2
+        var outstandingInHalf = 0
+        for slot in head..<(head + half) where outstanding[slot] { outstandingInHalf += 1 }
+        if outstandingInHalf * 8 <= half {
+            for slot in head..<(head + half) where outstanding[slot] {
+                stragglers.append(firstTag + UInt64(slot - head))
+            }
+            outstanding.removeFirst(head + half)
+            head = 0
+            firstTag += UInt64(half)
+            compact()
+        }
+        nextSweepSpan = max(Self.stragglerSweepSpan, windowSpan * 2)
+    }
+}
+
+fileprivate extension Array {
+    /// The first index whose element satisfies `belongs`, for an array where every element that
+    /// does comes after every one that does not (a binary search).
+    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
     }
 }

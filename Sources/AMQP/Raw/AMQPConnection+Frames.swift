@@ -88,7 +88,7 @@ extension AMQPConnection {
     }
 
     /// How much of an over-limit body is kept, for the dead-letter copy and the rejection event.
-    static let keptPrefixOfDiscardedBody = 64 * 1024
+    static let keptPrefixOfDiscardedBody = AMQPDelivery.keptBodyPrefix
     /// The most memory reserved for a body before its frames arrive; a larger one grows as they do.
     static let largestUpFrontReservation = 1 << 20
 

@@ -54,17 +54,17 @@ extension AMQPConnection {
         try check(amqp_get_rpc_reply(state), channel: channel, "exchange.declare '\(name)'")
     }
 
-    /// Declares (or with `passive`, only checks) a queue and returns its ready-message count.
+    /// Declares (or with `passive`, only checks) a queue and returns its ready messages and consumers.
     @discardableResult
     func declareQueue(
         channel: UInt16, name: String, passive: Bool, durable: Bool, arguments: [String: AMQPFieldValue]
-    ) throws(AMQPError) -> Int {
+    ) throws(AMQPError) -> (messages: Int, consumers: Int) {
         try flushFrames()
         defer { recycleScratch() }
         let ok = amqp_queue_declare(state, channel, try scratchBytes(name), passive ? 1 : 0, durable ? 1 : 0, 0, 0,
                                     try encode(table: arguments))
         try check(amqp_get_rpc_reply(state), channel: channel, "queue.declare '\(name)'")
-        return Int(ok?.pointee.message_count ?? 0)
+        return (Int(ok?.pointee.message_count ?? 0), Int(ok?.pointee.consumer_count ?? 0))
     }
 
     func bind(channel: UInt16, queue: String, exchange: String, routingKey: String) throws(AMQPError) {

@@ -1,0 +1,251 @@
+import PushCore
+
+/// What the AMQP owner thread decides, as one value: when acks go out and how they coalesce,
+/// when buffered frames are written, which publishes wait (connection.blocked), when a publish's
+/// confirm is overdue and when the broker counts as gone, and what a lost connection fails.
+/// It takes events (a delivery, an ack asked for, a publish, a confirm, a tick, a loss) and
+/// returns what to do; `ConnectionLoop` does the I/O and nothing else. Time is passed in, so every
+/// rule is tested without a broker or a wait.
+struct ConnectionPolicy {
+    typealias Instant = ContinuousClock.Instant
+    typealias AckFrame = (tag: UInt64, multiple: Bool)
+
+    struct Timing: Sendable {
+        /// Longest an ack waits to be sent with others (see `dueAcks`).
+        var ackDelay = Duration.milliseconds(2)
+        var ackBatch = 256
+        /// Longest an ack waits for the deliveries before it (see `dueAcks`).
+        var ackHoldLimit = Duration.milliseconds(100)
+        /// Longest buffered frames wait for more before they are written, when the loop has
+        /// nothing else to do (see `write`).
+        var writeCoalescing = Duration.milliseconds(1)
+        /// A broker that confirms nothing for this long is treated as gone: the connection is
+        /// dropped and made again, so no job waits forever for a confirm (and holds its slot).
+        var confirmTimeout = Duration.seconds(60)
+        /// A publish not confirmed this long after it was written fails (the caller retries it),
+        /// though the broker confirms others: RabbitMQ may never confirm one routed to a quorum
+        /// queue without a majority. Up to `PublishConfirms.markInterval` more in practice.
+        var publishAgeLimit = Duration.seconds(60)
+    }
+
+    let timing: Timing
+    private(set) var unacked = UnackedDeliveries()
+    private(set) var confirms = PublishConfirms()
+    /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
+    private var pendingAcks: [UInt64] = []
+    private var pendingAcksSince: Instant?
+    /// Whether `pendingAcks` holds the oldest unacked delivery (then they can start with a `multiple`).
+    private var pendingAcksIncludeOldest = false
+    /// Since when publishes have waited for a confirm without any arriving (nil: none waits).
+    private(set) var confirmsWaitingSince: Instant?
+    /// connection.blocked from the broker: publishes wait here instead of blocking the thread in send().
+    private(set) var blocked = false
+    private var heldPublishes: [PublishRequest] = []
+    /// When frames were first left buffered for `writeCoalescing`.
+    private var framesBufferedSince: Instant?
+    /// Of the active consumers (Int.max: no limit): acks must not hold back more than half of it.
+    var smallestPrefetch = Int.max
+
+    init(timing: Timing = Timing()) {
+        self.timing = timing
+    }
+
+    var pendingAckCount: Int { pendingAcks.count }
+    var heldPublishCount: Int { heldPublishes.count }
+
+    // MARK: Deliveries and acks
+
+    mutating func delivered(_ tag: UInt64) {
+        unacked.insert(tag)
+    }
+
+    /// A single ack of the current connection: it waits to go out with others (`dueAcks`).
+    mutating func ackRequested(_ tag: UInt64, now: @autoclosure () -> Instant) {
+        if pendingAcks.isEmpty { pendingAcksSince = now() }
+        pendingAcks.append(tag)
+        if tag == unacked.oldest { pendingAcksIncludeOldest = true }
+    }
+
+    enum AckFlush: Equatable { case oldestRun, all }
+
+    /// Acks go out together, as few `multiple` acks as possible: one frame per batch instead of
+    /// one per job (the broker's cost per message dominated workloads of one-device jobs).
+    /// - `oldestRun`: once `ackDelay` passed or `ackBatch` are pending, if they include the oldest
+    ///   unacked delivery: the run from it goes as one `multiple`; acks after a gap wait for it.
+    ///   RabbitMQ finds a single ack's tag by walking the channel's unacked deliveries from the
+    ///   oldest (`rabbit_channel:collect_acks`), so singles sent past thousands of deliveries
+    ///   still in flight cost it more than the jobs did: 78–110 µs of broker CPU per one-token
+    ///   job with 8,000 unacked, 58–62 µs with 500–2,000 (`ops/bench --workloads a`).
+    /// - `all`, singles included: once they waited `ackHoldLimit`, or half the prefetch window
+    ///   waits on them, so a slow job never holds the acks of later ones for long and the broker
+    ///   never runs out of window because of the wait.
+    func acksDue(now: Instant) -> AckFlush? {
+        guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return nil }
+        if pendingAcks.count * 2 >= smallestPrefetch || now - since >= timing.ackHoldLimit { return .all }
+        guard pendingAcksIncludeOldest, pendingAcks.count >= timing.ackBatch || now - since >= timing.ackDelay else { return nil }
+        return .oldestRun
+    }
+
+    /// The ack frames due now (none when nothing is due).
+    mutating func dueAcks(now: @autoclosure () -> Instant) -> [AckFrame] {
+        guard !pendingAcks.isEmpty, let flush = acksDue(now: now()) else { return [] }
+        return takeAcks(holdingGaps: flush == .oldestRun)
+    }
+
+    /// Every pending ack, now: before a nack, another settle, an RPC or the end, which must not
+    /// overtake them.
+    mutating func allAcks() -> [AckFrame] {
+        takeAcks(holdingGaps: false)
+    }
+
+    /// Milliseconds until the pending acks are due (nil when none are pending).
+    func millisecondsUntilAcksDue(now: Instant) -> Int32? {
+        guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return nil }
+        let remaining = (pendingAcksIncludeOldest ? timing.ackDelay : timing.ackHoldLimit) - (now - since)
+        return max(0, Int32(Backoff.seconds(remaining) * 1000 + 0.999))
+    }
+
+    /// The pending acks as frames; with `holdingGaps`, those after a gap stay pending.
+    private mutating func takeAcks(holdingGaps: Bool) -> [AckFrame] {
+        guard !pendingAcks.isEmpty else {
+            pendingAcksSince = nil
+            pendingAcksIncludeOldest = false
+            return []
+        }
+        let (plan, held, _) = unacked.planAcks(pendingAcks, holdingGaps: holdingGaps)
+        pendingAcks.removeAll(keepingCapacity: true)
+        pendingAcks.append(contentsOf: held)
+        // Held acks keep their age: `ackHoldLimit` counts from the first of them.
+        if held.isEmpty { pendingAcksSince = nil }
+        pendingAcksIncludeOldest = held.first != nil && held.first == unacked.oldest
+        return plan
+    }
+
+    /// An ack with `multiple`, or a nack: nil when the channel does not know the tag (an
+    /// old-generation or double-settled tag would be a 406 channel error that requeues everything
+    /// in flight). Pending acks go first (`allAcks`): they may cover the same tags.
+    mutating func settle(_ tag: UInt64, multiple: Bool) -> AckFrame? {
+        if multiple {
+            return unacked.removeThrough(tag).map { ($0, true) }
+        }
+        guard unacked.contains(tag) else { return nil }
+        unacked.remove(tag)
+        return (tag, false)
+    }
+
+    // MARK: Publishes
+
+    /// A publish to write now (true), or held while the broker blocks the connection (false).
+    mutating func admit(_ request: PublishRequest) -> Bool {
+        guard blocked else { return true }
+        heldPublishes.append(request)
+        return false
+    }
+
+    /// A publish was written: it waits for its confirm.
+    mutating func written(_ request: PublishRequest, now: @autoclosure () -> Instant) {
+        let returnKey = request.mandatory
+            ? PublishConfirms.ReturnKey(exchange: request.exchange, routingKey: request.routingKey,
+                                        bodyCount: request.body.count, properties: request.properties)
+            : nil
+        confirms.record(completion: request.completion, returnKey: returnKey)
+        if confirmsWaitingSince == nil { confirmsWaitingSince = now() }
+    }
+
+    mutating func confirmed(_ deliveryTag: UInt64, multiple: Bool, nacked: Bool, now: Instant) -> PublishConfirms.Settled {
+        let settled = confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: nacked)
+        confirmProgressed(now: now)
+        return settled
+    }
+
+    mutating func returned(_ key: PublishConfirms.ReturnKey, replyCode: UInt16, replyText: String) -> Bool {
+        confirms.markReturned(key, replyCode: replyCode, replyText: replyText)
+    }
+
+    /// The broker closed the publish channel: what was in flight on it is lost; a fresh channel
+    /// numbers from 1.
+    mutating func publishChannelClosed(_ error: AMQPError) -> PublishConfirms.Settled {
+        confirmsWaitingSince = nil
+        return confirms.reset(failingWith: error)
+    }
+
+    mutating func brokerBlocked() {
+        blocked = true
+    }
+
+    /// The held publishes, to write now in their order.
+    mutating func brokerUnblocked(now: Instant) -> [PublishRequest] {
+        blocked = false
+        // The waits for confirms start again: the broker could not confirm while it read nothing.
+        confirmProgressed(now: now)
+        confirms.restartAges(now: now)
+        defer { heldPublishes = [] }
+        return heldPublishes
+    }
+
+    private mutating func confirmProgressed(now: Instant) {
+        confirmsWaitingSince = confirms.outstanding > 0 ? now : nil
+    }
+
+    // MARK: Time
+
+    enum ConfirmCheck {
+        case fine
+        /// Publishes whose confirm is overdue: fail them (they may or may not be stored).
+        case expired(PublishConfirms.Settled)
+        /// Nothing confirmed for `confirmTimeout`: drop the connection.
+        case brokerSilent(AMQPError)
+    }
+
+    /// Not while the broker has blocked the connection (a memory or disk alarm): it may stop reading
+    /// for longer than the timeout, and reconnecting then would only send the jobs held again.
+    mutating func checkConfirms(now: Instant) -> ConfirmCheck {
+        guard !blocked, confirms.outstanding > 0 else { return .fine }
+        if let since = confirmsWaitingSince, now - since >= timing.confirmTimeout {
+            return .brokerSilent(AMQPError(code: .timeout, message: "the broker confirmed none of \(confirms.outstanding) publishes for \(timing.confirmTimeout); reconnecting"))
+        }
+        confirms.mark(now: now)
+        let expired = confirms.expire(writtenBefore: now - timing.publishAgeLimit, error: AMQPError(
+            code: .timeout, message: "the broker did not confirm the publish within \(timing.publishAgeLimit); treated as not stored"))
+        if confirms.outstanding == 0 { confirmsWaitingSince = nil }
+        return expired.isEmpty ? .fine : .expired(expired)
+    }
+
+    enum Write: Equatable { case now, coalesce }
+
+    /// Whether the buffered frames go out now. An idle loop lets a few publishes and acks wait up
+    /// to `writeCoalescing` for more, so the broker reads them in one go: at one-token-job rates,
+    /// a write per wake-up kept it handling a few frames at a time.
+    mutating func write(idle: Bool, hasBufferedFrames: Bool, now: Instant) -> Write {
+        if idle, hasBufferedFrames, framesBufferedSince.map({ now - $0 < timing.writeCoalescing }) ?? true {
+            if framesBufferedSince == nil { framesBufferedSince = now }
+            return .coalesce
+        }
+        framesBufferedSince = nil
+        return .now
+    }
+
+    /// How long an idle loop may wait for the socket: `base` (well under the heartbeat), less
+    /// when acks or coalesced frames are due sooner.
+    func pollTimeout(base: Int32, now: Instant) -> Int32 {
+        var timeout = base
+        if let acksDue = millisecondsUntilAcksDue(now: now) { timeout = min(timeout, acksDue) }
+        if framesBufferedSince != nil { timeout = min(timeout, 1) }
+        return timeout
+    }
+
+    // MARK: The connection
+
+    /// The connection is gone (or a new one starts): outstanding and held publishes fail with
+    /// `error` (they may or may not have been stored: the caller must treat them as not
+    /// published), unacked deliveries are forgotten (the broker requeues them), acks still pending
+    /// are moot. The one reset: connect, loss and the end all come through here.
+    mutating func reset(failingWith error: AMQPError) -> PublishConfirms.Settled {
+        var failed = confirms.reset(failingWith: error)
+        failed += heldPublishes.map { ($0.completion, .failure(error)) }
+        let prefetch = smallestPrefetch
+        self = ConnectionPolicy(timing: timing)
+        smallestPrefetch = prefetch
+        return failed
+    }
+}
