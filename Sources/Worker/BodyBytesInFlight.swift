@@ -17,6 +17,7 @@ final class BodyBytesInFlight: Sendable {
     private struct State {
         /// Counted bytes: body bytes × `copiesPerBody`.
         var held = 0
+        var peak = 0
         var paused = false
     }
     private let cap: Int
@@ -26,6 +27,8 @@ final class BodyBytesInFlight: Sendable {
 
     /// Counted bytes held now (body bytes × `copiesPerBody`).
     var held: Int { state.withLockedValue { $0.held } }
+    /// The most counted bytes held at once so far.
+    var peak: Int { state.withLockedValue { $0.peak } }
 
     /// The largest body that fits now.
     var room: Int {
@@ -38,6 +41,7 @@ final class BodyBytesInFlight: Sendable {
     func take(_ bytes: Int) -> Action {
         state.withLockedValue { state in
             state.held += bytes * Self.copiesPerBody
+            state.peak = max(state.peak, state.held)
             guard !state.paused, state.held > cap else { return .none }
             state.paused = true
             return .pause

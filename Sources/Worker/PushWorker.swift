@@ -22,6 +22,8 @@ public final class PushWorker: Service, Sendable {
     private let jobs = JobsInFlight()
     /// Job bodies in memory against --max-bytes-in-flight (asked by the AMQP thread per delivery).
     private let bodyBytes: BodyBytesInFlight
+    /// The most job-body bytes held at once (each body counted twice, as against the cap).
+    var bodyBytesPeak: Int { bodyBytes.peak }
     private let delayed = DelayedWork()
     private let jobTasks = JobTasks()
     /// Signalled by `stop()`: the shutdown timeout then runs in `run()`'s task group.

@@ -48,9 +48,13 @@ struct RedeliveryCounter: Sendable {
     /// Names a message by its queue, message id, size and the start of its body: what a delivery
     /// carries whether its body was read whole or not (`AMQPDelivery.keptBodyPrefix`).
     func key(_ delivery: AMQPDelivery) -> String {
+        Self.key(jobQueue: jobQueue, messageID: delivery.properties.messageID, bodySize: delivery.bodySize, body: delivery.body)
+    }
+
+    static func key(jobQueue: String, messageID: String?, bodySize: Int, body: [UInt8]) -> String {
         "pushworker:redelivered:" + Digest.hex([
-            Array(jobQueue.utf8), Array((delivery.properties.messageID ?? "").utf8), Array(String(delivery.bodySize).utf8),
-            Array(delivery.body.prefix(AMQPDelivery.keptBodyPrefix)),
+            Array(jobQueue.utf8), Array((messageID ?? "").utf8), Array(String(bodySize).utf8),
+            Array(body.prefix(AMQPDelivery.keptBodyPrefix)),
         ])
     }
 

@@ -204,7 +204,7 @@ extension NoStormTests {
             let body = #"{"id":"crasher","tokens":["\#(PipelineFixture.token(2100))"],"payload":{"aps":{"alert":"x"}}}"#
             try await fixture.publish(body, messageID: "crasher")
             // Five earlier workers died holding it (as their INCRs would have counted)...
-            let key = "pushworker:redelivered:" + Digest.hex([Array(fixture.jobQueue.utf8), Array("crasher".utf8), Array(body.utf8)])
+            let key = RedeliveryCounter.key(jobQueue: fixture.jobQueue, messageID: "crasher", bodySize: body.utf8.count, body: Array(body.utf8))
             _ = try await fixture.redis.command(["SET", key, "5", "EX", "60"])
             // ...and the broker redelivers it once more: taken and dropped unacked by a client that goes away.
             let holder = AMQPClient(configuration: AMQPConfiguration(url: PipelineFixture.amqpURL), topology: [], logger: fixture.logger)
