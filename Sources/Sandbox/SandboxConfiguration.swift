@@ -22,6 +22,9 @@ public struct SandboxRule: Sendable, Codable, Hashable {
     public var token: String?
     /// … or a token prefix; with both nil the rule matches every request.
     public var tokenPrefix: String?
+    /// Only requests for this `apns-topic` (an app's bundle ID): answering one app's requests with
+    /// 403 InvalidProviderToken is how APNs treats a revoked key, while other apps go on.
+    public var topic: String?
     public var status: Int
     /// APNs reason for the error body; 410 answers also carry `"timestamp"` (now, in ms).
     public var reason: String?
@@ -32,20 +35,22 @@ public struct SandboxRule: Sendable, Codable, Hashable {
     /// ends the stream with PROTOCOL_ERROR.
     public static let statuses: ClosedRange<Int> = 200...599
 
-    public init(token: String? = nil, tokenPrefix: String? = nil, status: Int, reason: String? = nil, times: Int? = nil) {
+    public init(token: String? = nil, tokenPrefix: String? = nil, topic: String? = nil, status: Int, reason: String? = nil, times: Int? = nil) {
         self.token = token
         self.tokenPrefix = tokenPrefix
+        self.topic = topic
         self.status = status
         self.reason = reason
         self.times = times
     }
 
     /// A rule answering with an APNs reason and the status APNs pairs with it (400 for `.unknown`).
-    public init(token: String? = nil, tokenPrefix: String? = nil, reason: APNsReason, times: Int? = nil) {
-        self.init(token: token, tokenPrefix: tokenPrefix, status: reason.status ?? 400, reason: reason.rawValue, times: times)
+    public init(token: String? = nil, tokenPrefix: String? = nil, topic: String? = nil, reason: APNsReason, times: Int? = nil) {
+        self.init(token: token, tokenPrefix: tokenPrefix, topic: topic, status: reason.status ?? 400, reason: reason.rawValue, times: times)
     }
 
-    func matches(token candidate: String) -> Bool {
+    func matches(token candidate: String, topic candidateTopic: String) -> Bool {
+        if let topic, topic != candidateTopic { return false }
         if let token, token != candidate { return false }
         if let tokenPrefix, !candidate.hasPrefix(tokenPrefix) { return false }
         return true

@@ -43,7 +43,7 @@ enum SandboxControl {
             do {
                 rules = try JSONDecoder().decode([SandboxRule].self, from: Data(bodyBytes))
             } catch {
-                return (400, "{\"error\":\(quoted("rules must be a JSON array of {token|tokenPrefix, status, reason, times}: \(error)"))}")
+                return (400, "{\"error\":\(quoted("rules must be a JSON array of {token|tokenPrefix, topic, status, reason, times}: \(error)"))}")
             }
             if let problem = Self.problem(in: rules) { return (400, problem.json) }
             recorder.setRules(rules)

@@ -67,7 +67,7 @@ final class SandboxRecorder: Sendable {
             var status = draft.status
             var reason = draft.reason
             if status == 200 {
-                for index in state.rules.indices where state.rules[index].matches(token: draft.token) {
+                for index in state.rules.indices where state.rules[index].matches(token: draft.token, topic: draft.topic) {
                     if let times = state.rules[index].times, state.ruleUses[index] >= times { continue }
                     state.ruleUses[index] += 1
                     status = state.rules[index].status

@@ -1,6 +1,7 @@
 import AMQP
 import Logging
 import NIOConcurrencyHelpers
+import Synchronization
 
 /// Starts and stops consumption of the job queue for the reasons in `ConsumptionState`: refused
 /// credentials, results that cannot be published, APNs or Redis trouble. While paused, jobs stay
@@ -14,6 +15,8 @@ final class ConsumptionGate: Sendable {
     private let handler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
     private let bodyRoom = NIOLockedValueBox<(@Sendable () -> Int)?>(nil)
     private let state: NIOLockedValueBox<ConsumptionState>
+    /// How many apps are held back now: read per job without the lock (almost always 0).
+    private let heldAppCount = Atomic<Int>(0)
     private let delayed: DelayedWork
 
     init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
@@ -22,7 +25,7 @@ final class ConsumptionGate: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.delayed = delayed
-        self.state = NIOLockedValueBox(ConsumptionState(prefetch: configuration.prefetch))
+        self.state = NIOLockedValueBox(ConsumptionState(prefetch: configuration.prefetch, apps: Set(configuration.apps.keys)))
     }
 
     var prefetch: UInt16 { state.withLockedValue { $0.prefetch } }
@@ -34,6 +37,13 @@ final class ConsumptionGate: Sendable {
 
     var isConsuming: Bool { state.withLockedValue { $0.isConsuming } }
 
+    /// Whether `app`'s jobs are held back (its credentials refused, or APNs unreachable for it):
+    /// they then wait in the delay queues while the other apps' jobs flow.
+    func isHeld(app: String) -> Bool {
+        guard heldAppCount.load(ordering: .relaxed) > 0 else { return false }
+        return state.withLockedValue { $0.isHeld(app: app) }
+    }
+
     /// Starts consuming; every delivery goes to `handler` (on the AMQP thread). A body larger than
     /// `bodyRoom()` when it arrives is not read whole (see `BodyBytesInFlight`).
     func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void, bodyRoom: (@Sendable () -> Int)? = nil) {
@@ -44,15 +54,19 @@ final class ConsumptionGate: Sendable {
 
     /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
     func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
+        let wasHeld = reason.app.map { isHeld(app: $0) } ?? false
         let action = change { $0.pause(reason) }
         if action == .stopConsuming {
             logger.warning("consumption paused: jobs stay in the queue", metadata: [LogKeys.pause: "\(reason)"])
+        } else if let app = reason.app, !wasHeld, isHeld(app: app) {
+            logger.warning("app \(app) held back: its jobs wait in the delay queues while the other apps' jobs go on",
+                           metadata: [LogKeys.pause: "\(reason)", LogKeys.app: "\(app)"])
         }
         if let delay { delayed.schedule(after: delay) { [self] in resume(reason) } }
     }
 
     func resume(_ reason: ConsumptionState.PauseReason) {
-        if case .credentials = reason { status.clearCredentialProblems() }
+        if case .credentials(let app) = reason { status.credentialsRecovered(app: app) }
         let action = change { $0.resume(reason) }
         if action == .startConsuming {
             logger.notice("consumption resumes", metadata: [LogKeys.pause: "\(reason)"])
@@ -61,7 +75,7 @@ final class ConsumptionGate: Sendable {
 
     func credentialsFailed(app: String, reason: String) {
         if status.credentialsFailed(app: app, reason: reason) {
-            logger.error("APNs refused the credentials of app \(app) (\(reason)). Consumption is paused: jobs stay in the queue. Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.apnsReason: "\(reason)"])
+            logger.error("APNs refused the credentials of app \(app) (\(reason)). Its jobs wait until then (in the delay queues while other apps' jobs go on). Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.apnsReason: "\(reason)"])
         }
         pause(.credentials(app: app), resumeAfter: configuration.credentialsRetryInterval)
     }
@@ -107,6 +121,7 @@ final class ConsumptionGate: Sendable {
         let (action, pauses) = state.withLockedValue { state in
             let action = transition(&state)
             send(action, prefetch: state.prefetch)
+            heldAppCount.store(state.heldApps.count, ordering: .relaxed)
             return (action, state.pauses)
         }
         status.setPauses(pauses.map(\.description).sorted())

@@ -1,6 +1,8 @@
-/// Whether the worker takes jobs, as a value: every pause has a reason, consumption runs only
-/// while there is none, and each change returns the one action the owner performs outside its
-/// lock (hummingbird's state machines do the same).
+/// Whether the worker takes jobs, as a value: every pause has a reason, and each change returns the
+/// one action the owner performs. Reasons of one app (its credentials refused, its APNs host
+/// unreachable) hold only that app: its jobs wait in the delay queues while the other apps' jobs
+/// flow (`isHeld`). Consumption itself stops for a reason of the whole worker, or once every app
+/// it serves is held (nothing could flow, and the jobs then wait in the queue untouched).
 struct ConsumptionState: Sendable, Equatable {
     /// Why the worker stopped taking jobs. Several can hold at once; each is lifted on its own.
     enum PauseReason: Hashable, Sendable, CustomStringConvertible {
@@ -14,6 +16,14 @@ struct ConsumptionState: Sendable, Equatable {
         case redisConfiguration
         /// The bodies of the jobs held in memory passed the cap.
         case memory
+
+        /// The app this reason holds back alone, or nil for a reason of the whole worker.
+        var app: String? {
+            switch self {
+            case let .credentials(app), let .apnsUnavailable(app): app
+            case .resultsUnpublishable, .redisConfiguration, .memory: nil
+            }
+        }
 
         var description: String {
             switch self {
@@ -40,10 +50,18 @@ struct ConsumptionState: Sendable, Equatable {
     private(set) var stopped = false
     /// The prefetch to consume with (`PrefetchTuner` changes it as jobs arrive).
     private(set) var prefetch: UInt16
+    /// Every app the worker serves; empty: unknown, and then an app's reason stops consumption.
+    let apps: Set<String>
 
-    init(prefetch: UInt16 = 20) {
+    init(prefetch: UInt16 = 20, apps: Set<String> = []) {
         self.prefetch = prefetch
+        self.apps = apps
     }
+
+    /// Apps held back by a reason of their own.
+    var heldApps: Set<String> { Set(pauses.compactMap(\.app)) }
+
+    func isHeld(app: String) -> Bool { pauses.contains { $0.app == app } }
 
     mutating func retune(prefetch: UInt16) -> Action {
         guard prefetch != self.prefetch else { return .none }
@@ -51,7 +69,17 @@ struct ConsumptionState: Sendable, Equatable {
         return isConsuming ? .restartConsuming : .none
     }
 
-    var isConsuming: Bool { opened && !stopped && pauses.isEmpty }
+    var isConsuming: Bool { opened && !stopped && !pausesConsumption }
+
+    /// A reason of the whole worker, or every app held.
+    private var pausesConsumption: Bool {
+        var held = Set<String>()
+        for reason in pauses {
+            guard let app = reason.app else { return true }
+            held.insert(app)
+        }
+        return !held.isEmpty && (apps.isEmpty || apps.isSubset(of: held))
+    }
 
     /// The first start (`PushWorker.run`).
     mutating func open() -> Action {
@@ -63,12 +91,13 @@ struct ConsumptionState: Sendable, Equatable {
     mutating func pause(_ reason: PauseReason) -> Action {
         let wasConsuming = isConsuming
         pauses.insert(reason)
-        return wasConsuming ? .stopConsuming : .none
+        return wasConsuming && !isConsuming ? .stopConsuming : .none
     }
 
     mutating func resume(_ reason: PauseReason) -> Action {
+        let wasConsuming = isConsuming
         guard pauses.remove(reason) != nil else { return .none }
-        return isConsuming ? .startConsuming : .none
+        return isConsuming && !wasConsuming ? .startConsuming : .none
     }
 
     /// The broker cancelled our consumer: consume again only if nothing else holds us back.

@@ -22,6 +22,10 @@ extension JobProcessor {
             job = named
             devices = []
         }
+        if gate.isHeld(app: job.app), !JobPlan.isExpired(job, now: now) {
+            await holdBack(delivery, job: job)
+            return nil
+        }
         let log = JobLog(logger, job: job)
         var settlement = Settlement(job: job, now: now)
         if case .expand = plan {

@@ -100,11 +100,16 @@ extension JobProcessor {
         status.recordRejection()
     }
 
-    /// Redis is unreachable: the job waits in a delay queue (growing delays, never dead-lettered
-    /// for an outage) instead of being requeued at full speed. Its body is kept byte for byte.
-    func defer_(_ delivery: AMQPDelivery, log: JobLog) async {
+    /// Redis is unreachable, or the job's app is held back: the job waits in a delay queue
+    /// (growing delays, up to `longestDelay`; never dead-lettered for an outage) instead of being
+    /// requeued at full speed. Its body is kept byte for byte.
+    func defer_(_ delivery: AMQPDelivery, log: JobLog, longestDelay: Duration? = nil) async {
         let deferrals = Self.deferrals(of: delivery)
-        let queues = configuration.retry.queueNames
+        var queues = configuration.retry.queueNames
+        if let longestDelay, let first = queues.first {
+            queues = queues.filter { $0.delay <= longestDelay }
+            if queues.isEmpty { queues = [first] }
+        }
         guard let queue = queues.isEmpty ? nil : queues[min(deferrals, queues.count - 1)].name else {
             // No delay queues configured: hold the slot a moment so the requeue is not a tight loop.
             try? await Task.sleep(for: .seconds(1))

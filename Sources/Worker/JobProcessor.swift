@@ -77,7 +77,7 @@ final class JobProcessor: Sendable {
         }
         let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
         observe(plan, bodyBytes: delivery.body.count)
-        guard let job = plan.taskFreeJob else {
+        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app) else {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }

@@ -27,6 +27,31 @@ struct ConsumptionStateTests {
         #expect(state.isConsuming)
     }
 
+    /// One app's trouble holds that app alone: consumption goes on for the others, and stops only
+    /// once every app the worker serves is held (or for a reason of the whole worker).
+    @Test func anAppsTroubleHoldsThatAppAloneUntilEveryAppIsHeld() {
+        var state = ConsumptionState(apps: ["a", "b"])
+        #expect(state.open() == .startConsuming)
+        #expect(state.pause(.credentials(app: "a")) == .none)
+        #expect(state.isConsuming && state.isHeld(app: "a") && !state.isHeld(app: "b"))
+        #expect(state.heldApps == ["a"])
+        #expect(state.pause(.apnsUnavailable(app: "b")) == .stopConsuming)
+        #expect(!state.isConsuming)
+        #expect(state.resume(.apnsUnavailable(app: "b")) == .startConsuming)
+        #expect(state.pause(.memory) == .stopConsuming)
+        #expect(state.resume(.credentials(app: "a")) == .none)     // still paused for memory
+        #expect(!state.isHeld(app: "a"))
+        #expect(state.resume(.memory) == .startConsuming)
+    }
+
+    /// A worker serving one app pauses for that app's trouble, as before: its jobs stay in the queue.
+    @Test func theOnlyAppsTroublePausesConsumption() {
+        var state = ConsumptionState(apps: ["a"])
+        _ = state.open()
+        #expect(state.pause(.credentials(app: "a")) == .stopConsuming)
+        #expect(state.resume(.credentials(app: "a")) == .startConsuming)
+    }
+
     @Test func aPauseBeforeOpenHoldsTheStart() {
         var state = ConsumptionState()
         #expect(state.pause(.memory) == .none)
