@@ -1,6 +1,7 @@
 @testable import HTTP2
 import APNsCore
 import PushCore
+import Synchronization
 import Testing
 @testable import APNs
 
@@ -211,6 +212,16 @@ struct APNsIDRangeTests {
         // Other tests may take attempts in between: later, not necessarily next.
         #expect(try #require(UInt32(second.prefix(8), radix: 16)) > firstCount)
         #expect(first.dropFirst(8).prefix(20) == second.dropFirst(8).prefix(20))
+    }
+
+    /// 2^32 attempts are 2.5 days at 20,000 jobs a second: the counter goes on from 0.
+    @Test("the attempt counter wraps at 2^32 instead of stopping the process")
+    func attemptCounterWraps() throws {
+        let attempts = Synchronization.Atomic<UInt32>(UInt32.max - 1)
+        let ids = try (0..<3).map { _ in try #require(APNsIDRange(count: 2, countingIn: attempts).first) }
+        #expect(ids.map { String($0.prefix(8)) } == ["ffffffff", "00000000", "00000001"])
+        #expect(Set(ids).count == 3)
+        #expect(attempts.load(ordering: .relaxed) == 1)
     }
 }
 
