@@ -15,7 +15,18 @@ if [ -x "$toolchain_bin/ld.lld" ] && printf '2.36\n%s\n' "${glibc:-0}" | sort -V
 else
   echo "ops/build-release: no lld in the toolchain or glibc < 2.36: relocations not packed" >&2
 fi
-swift build "${flags[@]}" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' >&2 || true
 bin="$(swift build -c release --show-bin-path)/pushworker"
-[ -x "$bin" ] || { echo "ops/build-release: build failed" >&2; exit 1; }
+# The progress lines are dropped, everything else (warnings, errors) goes to stderr. The build's
+# own exit status decides: grep's (1 when nothing but progress was printed) is not a verdict.
+set +e
+swift build "${flags[@]}" 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' >&2
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  # A binary from an earlier build must not pass for this one (ops/demo.sh, ops/bench would run it).
+  rm -f "$bin"
+  echo "ops/build-release: swift build failed (exit $status, its output above); $bin removed" >&2
+  exit "$status"
+fi
+[ -x "$bin" ] || { echo "ops/build-release: swift build succeeded but $bin is missing" >&2; exit 1; }
 echo "$bin"

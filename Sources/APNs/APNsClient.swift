@@ -46,7 +46,7 @@ public final class APNsClient: Sendable {
             try APNsRequestBuilder.checkPayload(of: notification)
             let authorization = try tokenProvider?.authorizationHeader()
             headers = try headerCache.block(for: notification, authorization: authorization) { () throws(APNsRequestProblem) in
-                http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification, authorization: authorization))
+                http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification.headerFields, authorization: authorization))
             }
         } catch let problem as APNsRequestProblem {
             completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(apnsStatus: 400, reason: problem.reason)))

@@ -3,32 +3,24 @@ import APNsCore
 import PushCore
 import NIOConcurrencyHelpers
 
-/// The flattened headers of the notifications sent most recently, keyed by everything in them
-/// but the device and the apns-id (both sent per request): a job to many devices, or many one-device jobs of the same kind, build their
+/// The flattened headers of the notifications sent most recently, keyed by the notification's
+/// `HeaderFields` (everything in them but the device and the apns-id, both sent per request) and
+/// the authorization: a job to many devices, or many one-device jobs of the same kind, build their
 /// header block once instead of once per request.
 final class APNsHeaderCache: Sendable {
-    struct Key: Hashable, Sendable {
+    struct Key: Sendable {
+        var fields: APNsNotification.HeaderFields
         var authorization: String?
-        var topic: String?
-        var pushType: APNsPushType
-        var priority: Int
-        var expiration: Int
-        var collapseID: String?
 
         init(_ notification: APNsNotification, authorization: String?) {
+            fields = notification.headerFields
             self.authorization = authorization
-            topic = notification.topic
-            pushType = notification.pushType
-            priority = notification.priority
-            expiration = notification.expiration
-            collapseID = notification.collapseID
         }
 
-        /// Whether `notification` sent with `authorization` has this key, without copying its fields
-        /// into a key (six retains and releases per request, `ops/count-instructions`).
+        /// Whether `notification` sent with `authorization` has this key, compared in place rather
+        /// than copied into a key (six retains and releases per request, `ops/count-instructions`).
         func matches(_ notification: APNsNotification, authorization: String?) -> Bool {
-            pushType == notification.pushType && priority == notification.priority && expiration == notification.expiration
-                && topic == notification.topic && collapseID == notification.collapseID && self.authorization == authorization
+            fields == notification.headerFields && self.authorization == authorization
         }
     }
 

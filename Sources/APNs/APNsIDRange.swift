@@ -20,7 +20,17 @@ public struct APNsIDRange: Sendable, Hashable {
     /// getrandom calls per job (one per random byte) were 7% of a one-token job's CPU
     /// (`ops/bench --profile a`, crng_make_state in the kernel).
     public init(count: Int) {
-        let attempt = Self.attempts.add(1, ordering: .relaxed).newValue
+        self.init(count: count, countingIn: Self.attempts)
+    }
+
+    /// The next attempt of `attempts` (tests pass a counter of their own, started near its end).
+    ///
+    /// The counter wraps after 2^32 attempts (`add` would trap and stop the process): 2.5 days at
+    /// 20,000 jobs a second. An id then repeats one from 2^32 attempts before, whose requests
+    /// ended long ago (an attempt lasts at most its request timeouts, seconds to minutes), so no
+    /// two requests in flight share an id, and Apple's delivery log tells them apart by time.
+    init(count: Int, countingIn attempts: borrowing Synchronization.Atomic<UInt32>) {
+        let attempt = attempts.wrappingAdd(1, ordering: .relaxed).newValue
         self.init(count: count, high: UInt64(attempt) << 32 | Self.processBits >> 32, low: Self.processBits << 32 | 0xFFFF_FFFF)
     }
 

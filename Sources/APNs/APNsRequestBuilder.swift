@@ -10,15 +10,16 @@ struct APNsRequestBuilder: Sendable {
 
     func request(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> HTTP2Request {
         try Self.checkPayload(of: notification)
-        var headers = try sharedHeaders(for: notification, authorization: authorization)
+        var headers = try sharedHeaders(for: notification.headerFields, authorization: authorization)
         if let apnsID = Self.apnsIDHeader(notification.apnsID) { headers.append(apnsID) }
         return HTTP2Request(method: "POST", path: Self.path(for: notification.token), headers: headers, body: notification.payload)
     }
 
     /// Apart from the headers: the payload is per job, the cached headers per kind of notification.
     static func checkPayload(of notification: APNsNotification) throws(APNsRequestProblem) {
-        guard notification.payload.count <= notification.pushType.maxPayloadBytes else {
-            throw APNsRequestProblem(reason: APNsReason.payloadTooLarge.rawValue, "payload is \(notification.payload.count) bytes, the limit for \(notification.pushType.rawValue) is \(notification.pushType.maxPayloadBytes)")
+        let pushType = notification.headerFields.pushType
+        guard notification.payload.count <= pushType.maxPayloadBytes else {
+            throw APNsRequestProblem(reason: APNsReason.payloadTooLarge.rawValue, "payload is \(notification.payload.count) bytes, the limit for \(pushType.rawValue) is \(pushType.maxPayloadBytes)")
         }
     }
 
@@ -31,22 +32,23 @@ struct APNsRequestBuilder: Sendable {
         apnsID.map { HTTP2Header(name: "apns-id", value: $0, neverIndex: true) }
     }
 
-    /// Every header but `:path` and `apns-id`: the same for every device a job goes to.
-    func sharedHeaders(for notification: APNsNotification, authorization: String?) throws(APNsRequestProblem) -> [HTTP2Header] {
-        guard let bundleTopic = notification.topic ?? defaultTopic else {
+    /// Every header but `:path` and `apns-id`: the same for every device a job goes to. Made from
+    /// `fields` alone, what `APNsHeaderCache` keys on.
+    func sharedHeaders(for fields: APNsNotification.HeaderFields, authorization: String?) throws(APNsRequestProblem) -> [HTTP2Header] {
+        guard let bundleTopic = fields.topic ?? defaultTopic else {
             throw APNsRequestProblem(reason: APNsReason.missingTopic.rawValue, "no topic: set --apns-topic or the job's \"topic\"")
         }
-        if let collapseID = notification.collapseID, collapseID.utf8.count > 64 {
+        if let collapseID = fields.collapseID, collapseID.utf8.count > 64 {
             throw APNsRequestProblem(reason: APNsReason.badCollapseId.rawValue, "collapse id longer than 64 bytes")
         }
         var headers = [HTTP2Header]()
         headers.reserveCapacity(7)
         if let authorization { headers.append(HTTP2Header(name: "authorization", value: authorization)) }
-        headers.append(HTTP2Header(name: "apns-push-type", value: notification.pushType.rawValue))
-        headers.append(HTTP2Header(name: "apns-topic", value: notification.pushType.topic(forBundleID: bundleTopic)))
-        headers.append(HTTP2Header(name: "apns-priority", value: Self.priorityText(notification.priority)))
-        headers.append(HTTP2Header(name: "apns-expiration", value: String(notification.expiration)))
-        if let collapseID = notification.collapseID {
+        headers.append(HTTP2Header(name: "apns-push-type", value: fields.pushType.rawValue))
+        headers.append(HTTP2Header(name: "apns-topic", value: fields.pushType.topic(forBundleID: bundleTopic)))
+        headers.append(HTTP2Header(name: "apns-priority", value: Self.priorityText(fields.priority)))
+        headers.append(HTTP2Header(name: "apns-expiration", value: String(fields.expiration)))
+        if let collapseID = fields.collapseID {
             headers.append(HTTP2Header(name: "apns-collapse-id", value: collapseID))
         }
         return headers

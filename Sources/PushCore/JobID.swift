@@ -12,7 +12,9 @@ public enum JobID {
     private static let counter = Atomic<UInt64>(0)
 
     public static func next() -> String {
-        let sequence = counter.add(1, ordering: .relaxed).newValue
+        // Wraps rather than traps, though it never gets there: the 62 bits the id keeps repeat only
+        // after 146,000 years at a million ids a second.
+        let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue
         // RFC 9562 variant bits, then 62 bits of sequence.
         let low = (sequence & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         return UUIDText.format(high: processBits, low: low)

@@ -11,12 +11,12 @@ public struct JobParser: Sendable {
 
     public let rules: any PlatformJobRules
     /// Every field a job may have (anything else is most likely a typo the publisher wants to hear
-    /// about): the shared ones, then the platform's.
-    let fieldOrder: JobFields.FieldNames
+    /// about): the shared ones, then the platform's. Each job asks a dozen names against them.
+    let fieldOrder: LengthFirstNames
 
     public init(rules: any PlatformJobRules) {
         self.rules = rules
-        fieldOrder = JobFields.FieldNames(Self.sharedFields + rules.fieldNames)
+        fieldOrder = LengthFirstNames(Self.sharedFields + rules.fieldNames)
     }
 
     /// - Parameters:
@@ -159,16 +159,16 @@ public struct JobParser: Sendable {
 /// A job's top-level members by name, and the readers every field goes through. The last of a
 /// repeated member counts, as with a dictionary.
 public struct JobFields {
-    private let fieldOrder: FieldNames
+    private let fieldOrder: LengthFirstNames
     private var known: [JSONValue?]
     /// The alphabetically first member that is neither known nor `x-`: errors name the same one every time.
     private(set) var firstUnknownKey: String?
 
-    init(_ members: [(key: String, value: JSONValue)], fieldOrder: FieldNames) {
+    init(_ members: [(key: String, value: JSONValue)], fieldOrder: LengthFirstNames) {
         self.fieldOrder = fieldOrder
         known = Array(repeating: nil, count: fieldOrder.names.count)
         for (key, value) in members {
-            if let slot = fieldOrder.slot(of: key) {
+            if let slot = fieldOrder.index(of: key) {
                 known[slot] = value
             } else if !key.hasPrefix("x-"), firstUnknownKey.map({ key < $0 }) ?? true {
                 firstUnknownKey = key
@@ -177,26 +177,8 @@ public struct JobFields {
     }
 
     public subscript(_ key: String) -> JSONValue? {
-        guard let slot = fieldOrder.slot(of: key) else { return nil }
+        guard let slot = fieldOrder.index(of: key) else { return nil }
         return known[slot]
-    }
-
-    /// A job's field names in order, with their lengths.
-    struct FieldNames: Sendable {
-        let names: [String]
-        private let lengths: [Int]
-
-        init(_ names: [String]) {
-            self.names = names
-            lengths = names.map(\.utf8.count)
-        }
-
-        /// Lengths first: `==` on two different Strings takes the slow comparison path, and each
-        /// job asks a dozen names against a dozen fields (~1,500 instructions a job, callgrind).
-        func slot(of key: String) -> Int? {
-            let length = key.utf8.count
-            return lengths.indices.first { lengths[$0] == length && names[$0] == key }
-        }
     }
 
     /// A string member of at most `maxBytes` bytes without control characters; nil when absent or null.

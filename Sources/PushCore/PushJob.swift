@@ -4,111 +4,99 @@
 /// and values (delivery round, requests, settlement), and copying nine fields each time cost a
 /// retain and a release per field (~4% of a one-token job's CPU in `ops/bench --profile a`).
 public struct PushJob: Sendable, Hashable {
-    private final class Fields: Sendable {
-        let id: String
-        let app: String
-        let tokens: [DeviceToken]
-        let groups: [String]
-        let expiration: Int
-        let options: any PlatformOptions
-        let payload: [UInt8]
-        let attempts: Int
-        let chunk: Int?
-
-        init(id: String, app: String, tokens: [DeviceToken], groups: [String], expiration: Int,
-             options: any PlatformOptions, payload: [UInt8], attempts: Int, chunk: Int?) {
-            self.id = id
-            self.app = app
-            self.tokens = tokens
-            self.groups = groups
-            self.expiration = expiration
-            self.options = options
-            self.payload = payload
-            self.attempts = attempts
-            self.chunk = chunk
-        }
-
-        func with(id: String? = nil, app: String? = nil, tokens: [DeviceToken]? = nil, groups: [String]? = nil,
-                  expiration: Int? = nil, options: (any PlatformOptions)? = nil, payload: [UInt8]? = nil,
-                  attempts: Int? = nil, chunk: Int?? = nil) -> Fields {
-            Fields(id: id ?? self.id, app: app ?? self.app, tokens: tokens ?? self.tokens, groups: groups ?? self.groups,
-                   expiration: expiration ?? self.expiration, options: options ?? self.options,
-                   payload: payload ?? self.payload, attempts: attempts ?? self.attempts, chunk: chunk ?? self.chunk)
-        }
+    /// Every field, declared once; equality and hashing are synthesized from them.
+    private struct Fields: Sendable, Hashable {
+        var id: String
+        var app: String
+        var tokens: [DeviceToken]
+        var groups: [String]
+        var expiration: Int
+        var options: Options
+        var payload: [UInt8]
+        var attempts: Int
+        var chunk: Int?
     }
 
-    private var fields: Fields
+    /// The platform's options, compared and hashed through `PlatformOptions`.
+    private struct Options: Sendable, Hashable {
+        let value: any PlatformOptions
+        static func == (lhs: Options, rhs: Options) -> Bool { lhs.value.isEqual(to: rhs.value) }
+        func hash(into hasher: inout Hasher) { value.hash(into: &hasher) }
+    }
+
+    private final class Shared: Sendable, Hashable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+        static func == (lhs: Shared, rhs: Shared) -> Bool { lhs === rhs || lhs.fields == rhs.fields }
+        func hash(into hasher: inout Hasher) { hasher.combine(fields) }
+    }
+
+    private var shared: Shared
+
+    /// A change makes a new shared object: copies made before keep theirs.
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        var fields = shared.fields
+        change(&fields)
+        shared = Shared(fields)
+    }
 
     public var id: String {
-        get { fields.id }
-        set { fields = fields.with(id: newValue) }
+        get { shared.fields.id }
+        set { update { $0.id = newValue } }
     }
     public var app: String {
-        get { fields.app }
-        set { fields = fields.with(app: newValue) }
+        get { shared.fields.app }
+        set { update { $0.app = newValue } }
     }
     public var tokens: [DeviceToken] {
-        get { fields.tokens }
-        set { fields = fields.with(tokens: newValue) }
+        get { shared.fields.tokens }
+        set { update { $0.tokens = newValue } }
     }
     public var groups: [String] {
-        get { fields.groups }
-        set { fields = fields.with(groups: newValue) }
+        get { shared.fields.groups }
+        set { update { $0.groups = newValue } }
     }
     /// Absolute UNIX seconds; 0 means "one attempt, not stored by the platform".
     public var expiration: Int {
-        get { fields.expiration }
-        set { fields = fields.with(expiration: newValue) }
+        get { shared.fields.expiration }
+        set { update { $0.expiration = newValue } }
     }
     /// The platform's own fields (APNs: APNsCore's `APNsJobOptions`, read through `job.apns`).
     public var options: any PlatformOptions {
-        get { fields.options }
-        set { fields = fields.with(options: newValue) }
+        get { shared.fields.options.value }
+        set { update { $0.options = Options(value: newValue) } }
     }
     /// The body the platform receives, serialised once per job.
     public var payload: [UInt8] {
-        get { fields.payload }
-        set { fields = fields.with(payload: newValue) }
+        get { shared.fields.payload }
+        set { update { $0.payload = newValue } }
     }
     /// Tries already made for these devices (0 for a fresh job).
     public var attempts: Int {
-        get { fields.attempts }
-        set { fields = fields.with(attempts: newValue) }
+        get { shared.fields.attempts }
+        set { update { $0.attempts = newValue } }
     }
     /// Set on the jobs a large fan-out was split into.
     public var chunk: Int? {
-        get { fields.chunk }
-        set { fields = fields.with(chunk: .some(newValue)) }
+        get { shared.fields.chunk }
+        set { update { $0.chunk = newValue } }
     }
 
     public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], expiration: Int = 0,
                 options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
-        fields = Fields(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration, options: options,
-                        payload: payload, attempts: attempts, chunk: chunk)
-    }
-
-    public static func == (lhs: PushJob, rhs: PushJob) -> Bool {
-        lhs.id == rhs.id && lhs.app == rhs.app && lhs.tokens == rhs.tokens && lhs.groups == rhs.groups
-            && lhs.expiration == rhs.expiration && lhs.options.isEqual(to: rhs.options) && lhs.payload == rhs.payload
-            && lhs.attempts == rhs.attempts && lhs.chunk == rhs.chunk
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(id)
-        hasher.combine(app)
-        hasher.combine(tokens)
-        hasher.combine(groups)
-        hasher.combine(expiration)
-        options.hash(into: &hasher)
-        hasher.combine(payload)
-        hasher.combine(attempts)
-        hasher.combine(chunk)
+        shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration,
+                               options: Options(value: options), payload: payload, attempts: attempts, chunk: chunk))
     }
 
     /// The same notification for other devices: used for chunks of a fan-out and for retries.
     public func derived(tokens: [DeviceToken], attempts: Int, chunk: Int?) -> PushJob {
         var job = self
-        job.fields = fields.with(tokens: tokens, groups: [], attempts: attempts, chunk: .some(chunk))
+        job.update {
+            $0.tokens = tokens
+            $0.groups = []
+            $0.attempts = attempts
+            $0.chunk = chunk
+        }
         return job
     }
 

@@ -1,4 +1,6 @@
 /// Counters since start (or the last `reset()`); they keep counting when the record drops old entries.
+///
+/// Counters are `Int` (64 bits): 292,000 years at a million requests a second before one overflows.
 public struct SandboxStatistics: Sendable, Hashable {
     public var connectionsAccepted = 0
     /// Complete requests received, answered or not.

@@ -11,7 +11,7 @@ struct SandboxUUIDGenerator {
     }
 
     private mutating func next64() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
+        self.state &+= 0x9E37_79B9_7F4A_7C15   // SplitMix64 steps modulo 2^64: the wrap is the algorithm
         var z = self.state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

@@ -33,33 +33,40 @@ struct CompactKeyTable {
         if needed > slots.count { rehash(slotCount: needed) }
     }
 
-    /// Inserts the key; returns false if it was already there.
+    /// Inserts the key; returns false if it was already there. Membership is settled before the
+    /// load: the table is sized from SCARD and SSCAN may return a member twice, so a duplicate
+    /// arriving at the load limit must not double the table (73 MB beside the old 36.6 MB for a
+    /// million devices).
     mutating func insert(_ key: Key) -> Bool {
         if key == .zero {
             defer { containsZero = true }
             return !containsZero
         }
-        if (used + 1) * Self.maxLoadDenominator > slots.count * Self.maxLoadNumerator {
-            rehash(slotCount: max(slots.count * 2, Self.slots(for: used + 1)))
-        }
-        var index = Self.home(of: key, slotCount: slots.count)
-        while true {
-            let occupant = slots[index]
-            if occupant == .zero {
-                slots[index] = key
-                used += 1
-                return true
+        let hash = Self.hash(of: key)
+        var index = 0
+        if !slots.isEmpty {
+            index = Self.position(of: hash, slotCount: slots.count)
+            while true {
+                let occupant = slots[index]
+                if occupant == .zero { break }
+                if occupant == key { return false }
+                index += 1
+                if index == slots.count { index = 0 }
             }
-            if occupant == key { return false }
-            index += 1
-            if index == slots.count { index = 0 }
         }
+        if slots.isEmpty || (used + 1) * Self.maxLoadDenominator > slots.count * Self.maxLoadNumerator {
+            rehash(slotCount: max(slots.count * 2, Self.slots(for: used + 1)))
+            index = emptySlot(from: Self.position(of: hash, slotCount: slots.count))
+        }
+        slots[index] = key
+        used += 1
+        return true
     }
 
     func contains(_ key: Key) -> Bool {
         if key == .zero { return containsZero }
         guard !slots.isEmpty else { return false }
-        var index = Self.home(of: key, slotCount: slots.count)
+        var index = Self.position(of: Self.hash(of: key), slotCount: slots.count)
         while true {
             let occupant = slots[index]
             if occupant == key { return true }
@@ -74,26 +81,36 @@ struct CompactKeyTable {
         return max(wanted, minimumSlots)
     }
 
-    /// Maps the hash onto 0..<slotCount with a multiply (any table size, no modulo).
-    private static func home(of key: Key, slotCount: Int) -> Int {
+    /// Computed once per insert: a new key is placed after a rehash without hashing it again.
+    private static func hash(of key: Key) -> UInt64 {
         var hasher = Hasher()
         hasher.combine(key.a)
         hasher.combine(key.b)
         hasher.combine(key.c)
         hasher.combine(key.d)
-        let hash = UInt64(bitPattern: Int64(hasher.finalize()))
-        return Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt64(slotCount)).high)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }
+
+    /// Maps the hash onto 0..<slotCount with a multiply (any table size, no modulo).
+    private static func position(of hash: UInt64, slotCount: Int) -> Int {
+        Int(truncatingIfNeeded: hash.multipliedFullWidth(by: UInt64(slotCount)).high)
+    }
+
+    /// The first empty slot from `index` on (there is always one: the load stays below 1).
+    private func emptySlot(from index: Int) -> Int {
+        var index = index
+        while slots[index] != .zero {
+            index += 1
+            if index == slots.count { index = 0 }
+        }
+        return index
     }
 
     private mutating func rehash(slotCount: Int) {
         let old = slots
         slots = Array(repeating: .zero, count: slotCount)
         for key in old where key != .zero {
-            var index = Self.home(of: key, slotCount: slotCount)
-            while slots[index] != .zero {
-                index += 1
-                if index == slotCount { index = 0 }
-            }
+            let index = emptySlot(from: Self.position(of: Self.hash(of: key), slotCount: slotCount))
             slots[index] = key
         }
     }

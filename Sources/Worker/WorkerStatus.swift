@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 
 /// What the worker has done and what is wrong with it right now, for logs, `status` and tests.
 public final class WorkerStatus: Sendable {
+    /// The counters are `Int` (64 bits): 292,000 years at a million a second before one overflows.
     public struct Snapshot: Sendable, Hashable {
         public var jobs = 0
         public var rejected = 0

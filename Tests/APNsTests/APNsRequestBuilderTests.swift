@@ -1,6 +1,7 @@
 @testable import HTTP2
 import APNsCore
 import PushCore
+import Synchronization
 import Testing
 @testable import APNs
 
@@ -109,18 +110,11 @@ import Testing
         _ = try cache.block(for: notification(apnsID: "x"), authorization: "bearer 2", build: build)
         _ = try cache.block(for: notification(apnsID: "y"), authorization: "bearer 2", build: build)
         #expect(builds == 3, "the apns-id is sent per request, outside the shared block: it does not split the cache")
-        var other = notification()
-        other.topic = "com.example.other"
-        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
-        other = notification()
-        other.collapseID = "c"
-        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
-        other = notification()
-        other.pushType = .background
-        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
-        other = notification()
-        other.expiration = 60
-        _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        for (_, change) in Self.headerFieldChanges {
+            var other = notification()
+            change(&other.headerFields)
+            _ = try cache.block(for: other, authorization: "bearer 2", build: build)
+        }
         _ = try cache.block(for: notification(), authorization: nil, build: build)
         #expect(builds == 8, "topic, collapse id, push type, expiration and authorization each split the cache")
         for priority in 0..<APNsHeaderCache.capacity {
@@ -128,6 +122,75 @@ import Testing
         }
         _ = try cache.block(for: notification(), authorization: "bearer 1", build: build)
         #expect(builds == 8 + APNsHeaderCache.capacity + 1, "the oldest entry made room")
+    }
+
+    /// One change to each header field but priority (the test above varies that one itself).
+    static let headerFieldChanges: [(field: String, change: @Sendable (inout APNsNotification.HeaderFields) -> Void)] = [
+        ("topic", { $0.topic = "com.example.other" }),
+        ("collapseID", { $0.collapseID = "c" }),
+        ("pushType", { $0.pushType = .background }),
+        ("expiration", { $0.expiration = 60 }),
+    ]
+
+    /// A new field of the notification must be placed: in `HeaderFields` if it changes a header
+    /// (then the cache keys on it), outside if it is sent per request.
+    @Test func everyFieldThatChangesTheHeadersSplitsTheCache() throws {
+        let perRequest = Mirror(reflecting: notification()).children.compactMap(\.label).filter { $0 != "headerFields" }
+        #expect(perRequest.sorted() == ["apnsID", "payload", "token"], "a new field: add it to HeaderFields or to this list")
+
+        let builder = APNsRequestBuilder(defaultTopic: nil)
+        let base = notification()
+        let baseHeaders = try builder.sharedHeaders(for: base.headerFields, authorization: "bearer 1")
+        var changes = Self.headerFieldChanges
+        changes.append(("priority", { $0.priority = 5 }))
+        var covered: Set<String> = []
+        for (field, change) in changes {
+            var other = base
+            change(&other.headerFields)
+            let changed = Self.differingFields(base.headerFields, other.headerFields)
+            #expect(changed == [field])
+            covered.formUnion(changed)
+            let otherHeaders = try builder.sharedHeaders(for: other.headerFields, authorization: "bearer 1")
+            #expect(otherHeaders.map { [$0.name, $0.value] } != baseHeaders.map { [$0.name, $0.value] },
+                    "\(field) changes a header")
+
+            let cache = APNsHeaderCache()
+            var builds = 0
+            func build() throws(APNsRequestProblem) -> RequestHeaderBlock {
+                builds += 1
+                return RequestHeaderBlock(method: "POST", authority: "a", headers: [])
+            }
+            _ = try cache.block(for: base, authorization: "bearer 1", build: build)
+            _ = try cache.block(for: other, authorization: "bearer 1", build: build)
+            _ = try cache.block(for: other, authorization: "bearer 1", build: build)
+            #expect(builds == 2, "\(field) splits the cache")
+        }
+        let all = Set(Mirror(reflecting: base.headerFields).children.compactMap(\.label))
+        #expect(covered == all, "every header field is changed once above")
+
+        var perRequestOnly = base
+        perRequestOnly.token = DeviceToken(trustedHex: String(repeating: "cd", count: 32))
+        perRequestOnly.apnsID = "x"
+        perRequestOnly.payload = Array(#"{"aps":{"badge":1}}"#.utf8)
+        let cache = APNsHeaderCache()
+        var builds = 0
+        func build() throws(APNsRequestProblem) -> RequestHeaderBlock {
+            builds += 1
+            return RequestHeaderBlock(method: "POST", authority: "a", headers: [])
+        }
+        _ = try cache.block(for: base, authorization: "bearer 1", build: build)
+        _ = try cache.block(for: perRequestOnly, authorization: "bearer 1", build: build)
+        #expect(builds == 1, "device, apns-id and payload are sent per request: one block for both")
+    }
+
+    /// The labels of the fields whose values differ.
+    static func differingFields(_ lhs: APNsNotification.HeaderFields, _ rhs: APNsNotification.HeaderFields) -> Set<String> {
+        var differing: Set<String> = []
+        for (left, right) in zip(Mirror(reflecting: lhs).children, Mirror(reflecting: rhs).children)
+        where String(describing: left.value) != String(describing: right.value) {
+            differing.insert(left.label ?? "?")
+        }
+        return differing
     }
 
     @Test func payloadLimitHoldsWhenTheHeadersAreCached() async throws {
@@ -211,6 +274,16 @@ struct APNsIDRangeTests {
         // Other tests may take attempts in between: later, not necessarily next.
         #expect(try #require(UInt32(second.prefix(8), radix: 16)) > firstCount)
         #expect(first.dropFirst(8).prefix(20) == second.dropFirst(8).prefix(20))
+    }
+
+    /// 2^32 attempts are 2.5 days at 20,000 jobs a second: the counter goes on from 0.
+    @Test("the attempt counter wraps at 2^32 instead of stopping the process")
+    func attemptCounterWraps() throws {
+        let attempts = Synchronization.Atomic<UInt32>(UInt32.max - 1)
+        let ids = try (0..<3).map { _ in try #require(APNsIDRange(count: 2, countingIn: attempts).first) }
+        #expect(ids.map { String($0.prefix(8)) } == ["ffffffff", "00000000", "00000001"])
+        #expect(Set(ids).count == 3)
+        #expect(attempts.load(ordering: .relaxed) == 1)
     }
 }
 

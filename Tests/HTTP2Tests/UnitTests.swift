@@ -84,3 +84,28 @@ import Testing
         #expect(error.debugDescription.contains("(at HTTP2Tests/UnitTests.swift:"))
     }
 }
+
+@Suite struct StreamIDTests {
+    private final class Silent: NGHTTP2SessionDelegate {
+        func sessionReceivedSettings(maxConcurrentStreams: Int) {}
+        func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: String) {}
+        func sessionReceivedPingAck() {}
+        func sessionClosed(stream: HTTP2Stream, errorCode: UInt32) {}
+    }
+
+    /// A connection's stream ids end at 2^31 − 1: the last one is used, then the session refuses
+    /// (the connection drains) instead of wrapping onto an id the server has seen.
+    @Test func theLastStreamIDIsUsedThenTheSessionRefuses() throws {
+        let delegate = Silent()
+        try withExtendedLifetime(delegate) {
+            let session = try NGHTTP2Session(delegate: delegate)
+            #expect(session.setNextStreamID(Int32.max - 2))
+            let request = PendingRequest(Submission(
+                headerBlock: RequestHeaderBlock(method: "POST", authority: "a", headers: []), path: "/", body: [],
+                deadline: .now + .seconds(5), completion: { _ in }))
+            #expect(try session.submit(HTTP2Stream(request: request)) == Int32.max - 2)
+            #expect(try session.submit(HTTP2Stream(request: request)) == Int32.max)
+            #expect { try session.submit(HTTP2Stream(request: request)) } throws: { ($0 as? HTTP2Error)?.code == .refused }
+        }
+    }
+}

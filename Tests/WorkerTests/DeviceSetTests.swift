@@ -72,6 +72,24 @@ import Testing
         #expect(keys.allSatisfy { table.contains($0) })
     }
 
+    /// Sized from SCARD, filled from SSCAN, which may return a member twice: a duplicate arriving
+    /// when the table is exactly at its load limit must not double it.
+    @Test func aDuplicateAtTheLoadLimitDoesNotGrowTheTable() {
+        var table = CompactKeyTable()
+        table.reserveCapacity(100_000)
+        let slots = table.slotCount
+        let limit = slots * CompactKeyTable.maxLoadNumerator / CompactKeyTable.maxLoadDenominator
+        let keys = (1...limit).map { Self.key(UInt64($0)) }
+        #expect(Self.insert(keys, into: &table).allSatisfy { $0 })
+        #expect(table.slotCount == slots)
+        #expect(Self.insert([keys[0], keys[limit / 2], keys[limit - 1]], into: &table) == [false, false, false])
+        #expect(table.slotCount == slots, "a key already there never grows the table")
+        #expect(table.count == limit)
+        #expect(Self.insert([Self.key(UInt64(limit + 1))], into: &table) == [true])
+        #expect(table.slotCount > slots, "a new key past the limit does")
+        #expect(keys.allSatisfy { table.contains($0) })
+    }
+
     @Test func anEmptyTableHoldsNothingAndGrowsOnFirstInsert() {
         var table = CompactKeyTable()
         #expect(!table.contains(Self.key(5)))

@@ -62,7 +62,15 @@ final class NGHTTP2Session {
                   "set connection window")
     }
 
-    /// Queues HEADERS (and DATA from `request.body`); returns the stream id.
+    /// Where this session's next stream id starts (odd, not below the current one): tests start
+    /// near the end of the 31-bit id space. False if nghttp2 refused the id.
+    func setNextStreamID(_ id: Int32) -> Bool {
+        nghttp2_session_set_next_stream_id(raw, id) == 0
+    }
+
+    /// Queues HEADERS (and DATA from `request.body`); returns the stream id. Stream ids are 31-bit
+    /// and never reused: after 2^30 requests on one connection nghttp2 has none left and this
+    /// throws `.refused`, on which the connection drains and the request goes to another one.
     func submit(_ stream: HTTP2Stream) throws(HTTP2Error) -> Int32 {
         let request = stream.request
         var path = request.path

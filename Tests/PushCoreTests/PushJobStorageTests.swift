@@ -1,0 +1,47 @@
+import APNsCore
+import Testing
+@testable import PushCore
+
+/// `PushJob` keeps its fields in one shared object: copies share it, a change makes a new one.
+@Suite struct PushJobStorageTests {
+    static let base = PushJob(id: "j", app: "a", tokens: [DeviceToken(trustedHex: Tok.a)], groups: ["g"], pushType: .alert,
+                              expiration: 100, payload: Array(#"{"aps":{}}"#.utf8), attempts: 1, chunk: 2)
+
+    /// One change to each field; every one makes a job unequal to the base (and hashed apart).
+    static let changes: [(field: String, change: @Sendable (inout PushJob) -> Void)] = [
+        ("id", { $0.id = "k" }),
+        ("app", { $0.app = "b" }),
+        ("tokens", { $0.tokens = [DeviceToken(trustedHex: Tok.c)] }),
+        ("groups", { $0.groups = [] }),
+        ("expiration", { $0.expiration = 0 }),
+        ("options", { $0.options = APNsJobOptions(pushType: .background, priority: 10, collapseID: nil, topic: nil) }),
+        ("payload", { $0.payload = Array("{}".utf8) }),
+        ("attempts", { $0.attempts = 2 }),
+        ("chunk", { $0.chunk = nil }),
+    ]
+
+    @Test func everyFieldTakesPartInEqualityAndHashing() {
+        var seen: Set<PushJob> = [Self.base]
+        for (field, change) in Self.changes {
+            var job = Self.base
+            change(&job)
+            #expect(job != Self.base, "\(field)")
+            #expect(seen.insert(job).inserted, "\(field)")
+        }
+        let rebuilt = PushJob(id: "j", app: "a", tokens: [DeviceToken(trustedHex: Tok.a)], groups: ["g"], pushType: .alert,
+                              expiration: 100, payload: Array(#"{"aps":{}}"#.utf8), attempts: 1, chunk: 2)
+        #expect(rebuilt == Self.base && rebuilt.hashValue == Self.base.hashValue, "equal fields, equal jobs")
+    }
+
+    @Test func aChangedCopyLeavesTheOriginalAlone() {
+        let original = Self.base
+        var copy = original
+        copy.attempts = 7
+        copy.chunk = nil
+        #expect(original.attempts == 1 && original.chunk == 2)
+        #expect(copy.attempts == 7 && copy.chunk == nil && copy.id == "j")
+        let retry = original.derived(tokens: [DeviceToken(trustedHex: Tok.c)], attempts: 2, chunk: nil)
+        #expect(retry.groups.isEmpty && retry.attempts == 2 && retry.chunk == nil && retry.tokens.map(\.hex) == [Tok.c])
+        #expect(original.groups == ["g"] && original.tokens.map(\.hex) == [Tok.a])
+    }
+}
