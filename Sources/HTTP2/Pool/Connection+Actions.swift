@@ -28,6 +28,7 @@ extension Connection {
             writeOutput()
             tls?.shutdown()
         case .close(let reason):
+            if reason == .pingUnanswered { logger.warning("no PING ACK; closing the connection") }
             close(failingSentWith: error(for: reason))
         }
     }
@@ -43,7 +44,6 @@ extension Connection {
             // A slow handshake is a network problem, not refused credentials (.tlsFailed).
             return HTTP2Error(code: .connectFailed, message: "connection set-up timed out after \(configuration.connectTimeout) (\(phase))")
         case .pingUnanswered:
-            logger.warning("no PING ACK; closing the connection")
             return HTTP2Error(code: .connectionLost, message: "no PING ACK within \(configuration.requestTimeout)")
         }
     }
