@@ -38,6 +38,7 @@ static inline long pw_SSL_MODE_PARTIAL_WRITES(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 }
 static inline uint64_t pw_SSL_OP_IGNORE_UNEXPECTED_EOF(void) { return SSL_OP_IGNORE_UNEXPECTED_EOF; }
+static inline uint64_t pw_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline void pw_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 // A passphrase callback that never asks: with no callback and no password OpenSSL's default one
 // prompts on the terminal, which hangs a service. Records in *asked (an int, may be NULL) that the

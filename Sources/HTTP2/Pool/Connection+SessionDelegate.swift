@@ -3,38 +3,39 @@ import Logging
 /// nghttp2 events: responses, refusals, SETTINGS, GOAWAY, PING ACK.
 extension Connection: NGHTTP2SessionDelegate {
     func sessionReceivedSettings(maxConcurrentStreams: Int) {
-        if maxConcurrentStreams != peerMaxConcurrentStreams {
+        if maxConcurrentStreams != state.peerMaxConcurrentStreams {
             logger.debug("peer SETTINGS", metadata: [LogKeys.maxConcurrentStreams: "\(maxConcurrentStreams)"])
         }
-        peerMaxConcurrentStreams = maxConcurrentStreams
-        receivedSettings = true
+        state.settingsReceived(maxConcurrentStreams: maxConcurrentStreams)
     }
 
     func sessionReceivedGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: String) {
-        draining = true
+        let action = state.goAwayReceived()
+        guard action == .reportGoAway else { return }
         // The debug data is the server's reason (APNs: {"reason":"..."}), never a credential.
         logger.notice("received GOAWAY; draining the connection", metadata: [
             LogKeys.goAwayCode: "\(errorCode)",
             LogKeys.goAwayLastStream: "\(lastStreamID)",
             LogKeys.goAwayDebugData: "\(debugData)",
         ])
-        delegate.connectionReceivedGoAway(self)
+        apply(action, now: .now)
     }
 
     func sessionReceivedPingAck() {
-        pingSentAt = nil
+        state.pingAckReceived()
         delegate.connectionReceivedPingAck(self)
     }
 
     func sessionClosed(stream: HTTP2Stream, errorCode: UInt32) {
         let request = stream.request
+        let responded = errorCode == 0 && stream.status > 0
+        state.streamClosed(responded: responded)
         if errorCode == NGHTTP2Session.refusedStream {
             guard !request.isDone else { return }
             delegate.connection(self, refused: request)
             return
         }
-        if errorCode == 0 && stream.status > 0 {
-            receivedFirstResponse = true
+        if responded {
             delegate.connectionCompletedRequest(self)
             request.complete(.success(stream.response))
             return

@@ -2,15 +2,11 @@
 extension Connection {
     /// The fresh DNS answer for this connection arrived.
     func resolved(_ result: Result<[SocketAddress], HTTP2Error>, now: ContinuousClock.Instant) {
-        guard phase == .resolving else { return }
         switch result {
         case .success(let addresses):
-            self.addresses = addresses
-            do {
-                try startConnect()
-            } catch {
-                close(failingSentWith: error)
-            }
+            let action = state.resolved()
+            if action == .connect { self.addresses = addresses }
+            apply(action, now: now)
         case .failure(let error):
             close(failingSentWith: error)
         }
@@ -21,7 +17,6 @@ extension Connection {
         while addressIndex < addresses.count {
             do {
                 socket = try TCPSocket(connectingTo: addresses[addressIndex])
-                phase = .connecting
                 return
             } catch {
                 lastError = error
@@ -50,14 +45,15 @@ extension Connection {
             return
         }
         logger.debug("TCP connected", metadata: [LogKeys.address: "\(addresses[addressIndex].description)"])
-        if let proxy = configuration.proxy {
-            output = ProxyHandshake.request(host: configuration.host, port: configuration.port, proxy: proxy)
-            outputOffset = 0
-            phase = .proxyWriting
-            writeProxyRequest()
-        } else {
-            startTLS(now: now)
-        }
+        apply(state.socketConnected(), now: now)
+    }
+
+    /// Sends CONNECT to the configured proxy.
+    func startProxyRequest() {
+        guard let proxy = configuration.proxy else { return }
+        output = ProxyHandshake.request(host: configuration.host, port: configuration.port, proxy: proxy)
+        outputOffset = 0
+        writeProxyRequest()
     }
 
     func writeProxyRequest() {
@@ -72,7 +68,7 @@ extension Connection {
         }
         output.removeAll(keepingCapacity: true)
         outputOffset = 0
-        phase = .proxyReading
+        state.proxyRequestWritten()
     }
 
     func readProxyReply(buffer: inout [UInt8], now: ContinuousClock.Instant) {
@@ -102,7 +98,7 @@ extension Connection {
                 }
                 logger.debug("proxy tunnel established")
                 proxyReply = []
-                return startTLS(now: now)
+                return apply(state.proxyEstablished(), now: now)
             }
         }
     }
@@ -114,7 +110,6 @@ extension Connection {
         } catch {
             return close(failingSentWith: error)
         }
-        phase = .tlsHandshake
         continueHandshake(now: now)
     }
 
@@ -133,12 +128,7 @@ extension Connection {
             } catch {
                 return close(failingSentWith: error)
             }
-            phase = .ready
-            lastActivity = now
-            lastRequest = now
-            logger.debug("TLS established, HTTP/2 ready")
-            delegate.connectionBecameReady(self)
-            flush(now: now)
+            apply(state.handshakeCompleted(now: now), now: now)
         case .wantRead:
             handshakeEvents = Poller.readable
         case .wantWrite:

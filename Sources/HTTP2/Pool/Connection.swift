@@ -18,17 +18,6 @@ protocol ConnectionDelegate: AnyObject {
 /// One HTTP/2-over-TLS connection driven by the pool's poll loop: set-up (TCP, optional proxy
 /// CONNECT, TLS), then an nghttp2 session. Everything here is safe Swift over the thin wrappers.
 final class Connection {
-    enum Phase {
-        /// getaddrinfo runs on a helper thread (see `Resolver`); no socket yet.
-        case resolving
-        case connecting
-        case proxyWriting
-        case proxyReading
-        case tlsHandshake
-        case ready
-        case closed
-    }
-
     let id: Int
     let configuration: HTTP2ClientConfiguration
     let logger: Logger
@@ -36,7 +25,8 @@ final class Connection {
     unowned(unsafe) let delegate: any ConnectionDelegate
     let tlsContext: TLSContext
 
-    var phase: Phase = .resolving
+    /// Every decision (phase, draining, stream limit, timers); this class does the I/O it asks for.
+    var state: ConnectionState
     var addresses: [SocketAddress] = []
     var addressIndex = 0
     var socket: TCPSocket?
@@ -52,17 +42,6 @@ final class Connection {
     var handshakeEvents = Poller.readable
     var proxyReply: [UInt8] = []
 
-    let connectDeadline: ContinuousClock.Instant
-    /// GOAWAY received or sent: no new streams.
-    var draining = false
-    /// APNs allows one stream until a request succeeded, so the cap is 1 until a response arrived.
-    var receivedFirstResponse = false
-    var peerMaxConcurrentStreams = 100
-    var receivedSettings = false
-    var lastActivity: ContinuousClock.Instant
-    var lastRequest: ContinuousClock.Instant
-    var pingSentAt: ContinuousClock.Instant?
-
     /// Starts in `.resolving`; the pool hands the addresses to `resolved(_:now:)`.
     init(id: Int, configuration: HTTP2ClientConfiguration, tlsContext: TLSContext, logger: Logger,
          delegate: any ConnectionDelegate, now: ContinuousClock.Instant) {
@@ -73,9 +52,7 @@ final class Connection {
         var logger = logger
         logger[metadataKey: LogKeys.connectionID] = "\(id)"
         self.logger = logger
-        connectDeadline = now + configuration.connectTimeout
-        lastActivity = now
-        lastRequest = now
+        state = ConnectionState(parameters: ConnectionState.Parameters(configuration: configuration), now: now)
     }
 
     /// The host and port to resolve and connect to: the proxy's when there is one.
@@ -83,28 +60,20 @@ final class Connection {
         configuration.proxy.map { ($0.host, $0.port) } ?? (configuration.host, configuration.port)
     }
 
+    var phase: ConnectionState.Phase { state.phase }
+    var draining: Bool { state.draining }
+    var isConnecting: Bool { state.isConnecting }
     var fd: Int32? { phase == .closed ? nil : socket?.fd }
 
-    var isConnecting: Bool {
-        switch phase {
-        case .resolving, .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
-        case .ready, .closed: false
-        }
+    var inFlight: Int {
+        assert(state.openStreams == (session?.streams.count ?? 0), "the state's stream count follows the session's")
+        return state.openStreams
     }
 
-    var inFlight: Int { session?.streams.count ?? 0 }
+    var canTakeRequest: Bool { state.canOpenStream }
 
-    /// min(local cap, peer's live SETTINGS_MAX_CONCURRENT_STREAMS), or 1 before the first response.
-    var streamCap: Int {
-        receivedFirstResponse ? max(0, min(configuration.maxStreamsPerConnection, peerMaxConcurrentStreams)) : 1
-    }
-
-    /// min(local cap, peer's live SETTINGS_MAX_CONCURRENT_STREAMS) once the peer's SETTINGS are in.
-    var streamLimit: Int? {
-        receivedSettings ? max(0, min(configuration.maxStreamsPerConnection, peerMaxConcurrentStreams)) : nil
-    }
-
-    var canTakeRequest: Bool { phase == .ready && !draining && inFlight < streamCap }
+    /// See `ConnectionState.streamLimit`.
+    var streamLimit: Int? { state.streamLimit }
 
     var pollEvents: Int16 {
         switch phase {
@@ -133,7 +102,7 @@ final class Connection {
             if events & (Poller.readable | Poller.failed) != 0 || tlsWaitsForWritable {
                 readAvailable(now: now, buffer: &buffer)
             }
-            if events & Poller.writable != 0 { flush(now: now) }
+            if events & Poller.writable != 0 { flush() }
         case .resolving, .closed: break
         }
     }
@@ -145,11 +114,11 @@ final class Connection {
         do {
             let streamID = try session.submit(stream)
             request.place = .inFlight(self, streamID: streamID)
-            lastRequest = now
+            state.streamOpened(now: now)
             return true
         } catch {
             logger.warning("cannot open a stream; draining the connection", metadata: [LogKeys.error: "\(error.message)"])
-            draining = true
+            state.streamOpenFailed()
             return false
         }
     }
@@ -165,7 +134,7 @@ final class Connection {
         while phase == .ready, let tls, let session {
             switch tls.read(into: &buffer) {
             case .bytes(let count):
-                lastActivity = now
+                state.bytesReceived(now: now)
                 do {
                     try session.receive(buffer, count: count)
                 } catch {
@@ -189,8 +158,8 @@ final class Connection {
 
     /// Writes pending frames; closes the connection once the session is finished (GOAWAY
     /// exchanged, no stream left).
-    func flush(now: ContinuousClock.Instant) {
-        guard writeOutput(now: now), let session else { return }
+    func flush() {
+        guard writeOutput(), let session else { return }
         if !session.wantsRead && !session.wantsWrite {
             logger.debug("HTTP/2 session finished")
             close(failingSentWith: HTTP2Error(code: .connectionLost, message: "session finished"))
@@ -200,7 +169,7 @@ final class Connection {
     /// Moves nghttp2's pending frames into `output` and writes as much as the socket takes.
     /// False when nothing more can be written now (or the connection failed).
     @discardableResult
-    private func writeOutput(now: ContinuousClock.Instant) -> Bool {
+    func writeOutput() -> Bool {
         guard phase == .ready, let tls, let session else { return false }
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: true)
@@ -219,7 +188,6 @@ final class Connection {
             switch tls.write(output, from: outputOffset) {
             case .bytes(let count):
                 outputOffset += count
-                lastActivity = now
             case .wantWrite:
                 tlsWaitsForWritable = true
                 return false
@@ -239,27 +207,20 @@ final class Connection {
 
     /// GOAWAY(NO_ERROR) and close: for idle connections and shutdown.
     func closeGracefully(failingSentWith error: HTTP2Error, now: ContinuousClock.Instant) {
-        guard phase != .closed else { return }
-        if phase == .ready, let session {
-            draining = true
-            session.terminate()
-            writeOutput(now: now)
-            tls?.shutdown()
-        }
+        apply(state.closeGracefully(), now: now)
         close(failingSentWith: error)
     }
 
     /// Releases the socket. Requests the server may have seen fail with `error`; requests whose
     /// HEADERS never left go back to the pool.
     func close(failingSentWith error: HTTP2Error) {
-        guard phase != .closed else { return }
-        let wasReady = phase == .ready
-        phase = .closed
+        let action = state.closed()
+        guard action != .none else { return }
         let streams = session?.removeAllStreams() ?? []
         session = nil
         tls = nil
         socket = nil
-        guard wasReady else {
+        guard action == .releaseStreams else {
             delegate.connection(self, failedToConnect: error)
             return
         }

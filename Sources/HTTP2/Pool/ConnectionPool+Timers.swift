@@ -30,11 +30,11 @@ extension ConnectionPool {
 
     /// Closes connections without a request for `idleConnectionTimeout`, keeping `minConnections`.
     private func closeIdleConnections(now: ContinuousClock.Instant) {
-        var usable = connections.reduce(0) { $0 + ($1.phase == .ready && !$1.draining ? 1 : 0) }
+        var usable = connections.reduce(0) { $0 + ($1.state.isUsable ? 1 : 0) }
         guard usable > configuration.minConnections else { return }
-        for connection in connections where connection.phase == .ready && !connection.draining && connection.inFlight == 0 {
+        for connection in connections {
             guard usable > configuration.minConnections else { return }
-            if now - connection.lastRequest >= configuration.idleConnectionTimeout {
+            if let deadline = connection.state.idleDeadline, now >= deadline {
                 connection.logger.debug("closing idle connection")
                 usable -= 1
                 connection.closeGracefully(failingSentWith: HTTP2Error(code: .connectionLost, message: "idle close"), now: now)
@@ -47,12 +47,10 @@ extension ConnectionPool {
         if let request = deadlines.first { next = min(next, request.deadline) }
         // Idle deadlines matter only while closeIdleConnections would act on them: the last
         // `minConnections` stay open, and a past deadline for them would make every poll return at once.
-        let usable = connections.reduce(0) { $0 + ($1.phase == .ready && !$1.draining ? 1 : 0) }
+        let usable = connections.reduce(0) { $0 + ($1.state.isUsable ? 1 : 0) }
         for connection in connections {
-            if let timer = connection.nextTimer() { next = min(next, timer) }
-            if usable > configuration.minConnections, connection.phase == .ready, !connection.draining, connection.inFlight == 0 {
-                next = min(next, connection.lastRequest + configuration.idleConnectionTimeout)
-            }
+            if let timer = connection.state.nextDeadline { next = min(next, timer) }
+            if usable > configuration.minConnections, let idle = connection.state.idleDeadline { next = min(next, idle) }
         }
         if queuedCount > 0, let connectNotBefore { next = min(next, connectNotBefore) }
         guard next > now else { return 0 }

@@ -60,7 +60,7 @@ final class ConnectionPool {
 
             runTimers(now: now)
             dispatch(now: now)
-            for connection in connections { connection.flush(now: now) }
+            for connection in connections { connection.flush() }
             connections.removeAll { $0.phase == .closed }
             publishStatistics()
 

@@ -17,6 +17,9 @@ final class TLSContext {
         _ = pw_SSL_CTX_set_mode(ctx, pw_SSL_MODE_PARTIAL_WRITES())
         // OpenSSL 3 otherwise reports a TCP close without close_notify as a protocol error.
         _ = pw_SSL_CTX_set_options(ctx, pw_SSL_OP_IGNORE_UNEXPECTED_EOF())
+        // HTTP/2 forbids renegotiation (RFC 9113 §9.2.1), and one could leave records in the
+        // buffering BIO where poll() cannot see them: a HelloRequest is refused.
+        _ = pw_SSL_CTX_set_options(ctx, pw_SSL_OP_NO_RENEGOTIATION())
         SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
         if configuration.useSystemCAStore {
             guard SSL_CTX_set_default_verify_paths(ctx) == 1 else { throw Self.failure("loading the system CA store") }
@@ -33,6 +36,11 @@ final class TLSContext {
     }
 
     deinit { SSL_CTX_free(raw) }
+
+    /// The SSL_OP_* options set on the context, for tests.
+    var options: UInt64 { SSL_CTX_get_options(raw) }
+
+    static var noRenegotiationOption: UInt64 { pw_SSL_OP_NO_RENEGOTIATION() }
 
     private static func failure(_ step: String) -> HTTP2Error {
         HTTP2Error(code: .tlsFailed, message: "\(step) failed: \(OpenSSLError.drain())")

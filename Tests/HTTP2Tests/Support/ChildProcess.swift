@@ -18,8 +18,10 @@ final class ChildProcess: @unchecked Sendable {
     private let process = Process()
     let output = OutputBuffer()
     let name: String
+    /// Set when started with `keepsInputOpen`: some tools quit at end of input, others take commands there.
+    private let input: Pipe?
 
-    init(_ executable: String, _ arguments: [String]) throws {
+    init(_ executable: String, _ arguments: [String], keepsInputOpen: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw TestFailure("required tool \(executable) is missing (install the Debian package that provides it)")
         }
@@ -29,7 +31,8 @@ final class ChildProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        input = keepsInputOpen ? Pipe() : nil
+        process.standardInput = input ?? FileHandle.nullDevice
         let output = output
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -51,6 +54,12 @@ final class ChildProcess: @unchecked Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+    }
+
+    /// Writes `text` to the child's standard input (started with `keepsInputOpen`).
+    func send(_ text: String) throws {
+        guard let input else { throw TestFailure("\(name) was started without an input pipe") }
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
     /// Waits for a line containing `marker` and returns it.
