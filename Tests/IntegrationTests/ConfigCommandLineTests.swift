@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// `pushworker config check` and `run --config` as a person runs them.
+@Suite struct ConfigCommandLineTests {
+    static func file(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "pushworker-\(UUID().uuidString.prefix(8)).yaml"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func app(key: String, keyID: String = "ABC123DEFG") -> String {
+        """
+        amqp:
+          url: amqp://guest:filepassword@127.0.0.1:1/
+        worker:
+          max_in_flight: 100
+        apps:
+          - name: news
+            environment: development
+            topic: com.example.news
+            token:
+              key_file: \(key)
+              key_id: \(keyID)
+              team_id: DEF123GHIJ
+        """
+    }
+
+    @Test func checkPrintsTheEffectiveConfigurationWithFlagsOverTheFile() throws {
+        let key = try CommandLineTests.tokenKey()
+        let path = try Self.file(Self.app(key: key))
+        defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["config", "check", path, "--chunk-size", "500"])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("max_in_flight: 100"))
+        #expect(outcome.output.contains("chunk_size: 500"))
+        #expect(outcome.output.contains("url: \"amqp://guest:***@127.0.0.1:1/\""))
+        #expect(!outcome.output.contains("filepassword"))
+        #expect(outcome.output.contains("key_id: ABC123DEFG"))
+    }
+
+    @Test func checkNamesFileLineAndFieldAndFails() throws {
+        let key = try CommandLineTests.tokenKey()
+        let path = try Self.file(Self.app(key: key, keyID: "ABC"))
+        defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["config", "check", path])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("\(path):11: apps[0].token.key_id: expected 10 characters, got \"ABC\""))
+    }
+
+    @Test func runWithAFileRefusesTheOneAppOptions() throws {
+        let key = try CommandLineTests.tokenKey()
+        let path = try Self.file(Self.app(key: key))
+        defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["run", "--config", path, "--apns-topic", "com.example.other", "--app", "x"])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("remove --apns-topic, --app"))
+    }
+}
