@@ -26,8 +26,8 @@ public struct CertificateExpiry: Sendable, Hashable {
         self.init(app: app, file: file, validUntil: date)
     }
 
-    /// Whole days left, rounded down.
-    public func daysLeft(now: Date) -> Int { Int(validUntil.timeIntervalSince(now) / 86_400) }
+    /// Days left, to the nearest day.
+    public func daysLeft(now: Date) -> Int { Int((validUntil.timeIntervalSince(now) / 86_400).rounded()) }
 
     /// The warning when it expires within 30 days, else nil.
     public func warning(now: Date) -> String? {

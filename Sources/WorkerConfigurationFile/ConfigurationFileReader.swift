@@ -126,12 +126,18 @@ public enum ConfigurationFileReader {
         var seen = [String: String]()
         for (index, item) in sequence.enumerated() {
             let field = "apps[\(index)]"
-            guard let app = readApp(item, at: field, reader: &reader) else { continue }
-            if let first = seen[app.name] {
-                reader.fail("\(field).name", line: app.lines["\(field).name"], "app \"\(app.name)\" is already configured by \(first): each app name once")
-                continue
+            // Checked apart from the rest of the entry, so a repeated name is reported even when
+            // the entry has other mistakes.
+            var repeated = false
+            if let nameNode = item["name"], let name = nameNode.scalar?.string {
+                if let first = seen[name] {
+                    reader.fail("\(field).name", at: nameNode, "app \"\(name)\" is already configured by \(first): each app name once")
+                    repeated = true
+                } else {
+                    seen[name] = field
+                }
             }
-            seen[app.name] = field
+            guard let app = readApp(item, at: field, reader: &reader), !repeated else { continue }
             apps.append(app)
         }
         if sequence.isEmpty { reader.fail("apps", at: node, "the list is empty: configure at least one app") }

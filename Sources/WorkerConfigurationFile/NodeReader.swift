@@ -34,8 +34,9 @@ struct NodeReader {
             }
             let path = field.isEmpty ? name : "\(field).\(name)"
             guard allowed.contains(name) else {
-                let hint = Self.closest(to: name, in: allowed).map { " (did you mean \($0)?)" } ?? ""
-                fail(path, at: key, "unknown key\(hint); known keys here: \(allowed.joined(separator: ", "))")
+                let hint = Self.closest(to: name, in: allowed).map { "did you mean \($0)?" }
+                    ?? "known keys here: \(allowed.joined(separator: ", "))"
+                fail(path, at: key, "unknown key (\(hint))")
                 continue
             }
             guard values[name] == nil else {

@@ -52,7 +52,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let refused = apns.given + (app != nil || Env["app"] != nil ? ["--app"] : [])
         guard refused.isEmpty else {
-            throw ValidationError("with --config, each app's APNs settings come from \(path): remove \(refused.joined(separator: ", ")) (or their PUSHWORKER_ variables) and set them under apps: in the file")
+            let named = refused.map { "\($0) (\(Env.variableName(String($0.dropFirst(2)))))" }
+            throw ValidationError("with --config, each app's settings come from the file's apps: list in \(path); remove \(named.joined(separator: ", ")): they describe the one app of the shorthand without a file")
         }
         let loaded: LoadedConfiguration
         do {

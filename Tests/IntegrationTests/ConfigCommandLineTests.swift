@@ -54,6 +54,6 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
         let outcome = try CommandLineTests.run(["run", "--config", path, "--apns-topic", "com.example.other", "--app", "x"])
         #expect(outcome.status != 0)
-        #expect(outcome.output.contains("remove --apns-topic, --app"))
+        #expect(outcome.output.contains("remove --apns-topic (PUSHWORKER_APNS_TOPIC), --app (PUSHWORKER_APP)"))
     }
 }
