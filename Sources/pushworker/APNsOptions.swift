@@ -21,19 +21,19 @@ struct APNsOptions: ParsableArguments {
     var apnsCertKeyFile: String?
     @Option(help: "Password of the PKCS#12 file or the encrypted PEM key. Prefer the env variable. [env PUSHWORKER_APNS_CERT_PASSWORD]")
     var apnsCertPassword: String?
-    @Option(help: "production (api.push.apple.com, the default) or development (api.sandbox.push.apple.com). [env PUSHWORKER_APNS_ENVIRONMENT]")
+    @Option(help: "production (api.push.apple.com) or development (api.sandbox.push.apple.com). Default \(Defaults.apns.environment.rawValue). [env PUSHWORKER_APNS_ENVIRONMENT]")
     var apnsEnvironment: String?
     @Option(help: "Full URL overriding the environment, e.g. https://127.0.0.1:2197 for `pushworker sandbox`. [env PUSHWORKER_APNS_URL]")
     var apnsURL: String?
-    @Option(help: "APNs port: 443 (the default) or 2197. [env PUSHWORKER_APNS_PORT]")
+    @Option(help: "APNs port: 443 or 2197. Default \(Defaults.apns.port). [env PUSHWORKER_APNS_PORT]")
     var apnsPort: Int?
     @Option(help: "Extra CA file trusted besides the system store (the sandbox's ca.pem). [env PUSHWORKER_APNS_CA_FILE]")
     var apnsCAFile: String?
     @Option(help: "HTTP CONNECT proxy for APNs, http://[user:password@]host:port. [env PUSHWORKER_APNS_PROXY]")
     var apnsProxy: String?
-    @Option(help: "Most HTTP/2 connections to APNs per app. Default 4. [env PUSHWORKER_MAX_CONNECTIONS]")
+    @Option(help: "Most HTTP/2 connections to APNs per app. Default \(Defaults.apns.maxConnections). [env PUSHWORKER_MAX_CONNECTIONS]")
     var maxConnections: Int?
-    @Option(help: "Seconds to wait for an APNs answer before retrying the device. Default 30. [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
+    @Option(help: "Seconds to wait for an APNs answer before retrying the device. Default \(Defaults.seconds(Defaults.apns.requestTimeout)). [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
     var apnsRequestTimeout: Double?
 
     /// The options given (here or through their environment variables): with a configuration
@@ -51,11 +51,11 @@ struct APNsOptions: ParsableArguments {
 
     /// With a `logger`, the client certificate's bundle ID, topics and expiry are logged.
     func configuration(logger: Logger? = nil) throws -> APNsConfiguration {
-        let environmentName = Env.or(apnsEnvironment, "apns-environment") ?? APNsConfiguration.Environment.production.rawValue
+        let environmentName = Env.or(apnsEnvironment, "apns-environment") ?? Defaults.apns.environment.rawValue
         guard let environment = APNsConfiguration.Environment(rawValue: environmentName) else {
             throw ValidationError("--apns-environment must be production or development, got \"\(environmentName)\"")
         }
-        let apnsPort = apnsPort ?? Env["apns-port"].flatMap(Int.init) ?? 443
+        let apnsPort = apnsPort ?? Env["apns-port"].flatMap(Int.init) ?? Defaults.apns.port
         guard apnsPort == 443 || apnsPort == 2197 else {
             throw ValidationError("--apns-port must be 443 or 2197 (use --apns-url for anything else)")
         }

@@ -6,10 +6,10 @@ import WorkerConfigurationFile
 
 struct ConnectionOptions: ParsableArguments {
     // No defaults here: for `run --config`, an option not given leaves the file's value.
-    @Option(help: "RabbitMQ URL (amqp:// or amqps://). Default amqp://guest:guest@127.0.0.1:5672/. [env PUSHWORKER_AMQP_URL]")
+    @Option(help: "RabbitMQ URL (amqp:// or amqps://). Default \(WorkerSettings.defaultAMQPURL). [env PUSHWORKER_AMQP_URL]")
     var amqpURL: String?
 
-    @Option(help: "Redis URL, redis://[:password@]host[:port][/db]. Default redis://127.0.0.1:6379/0. [env PUSHWORKER_REDIS_URL]")
+    @Option(help: "Redis URL, redis://[:password@]host[:port][/db]. Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
     var redisURL: String?
 
     @Option(help: "CA file for amqps:// (default: the system store). [env PUSHWORKER_AMQP_CA_FILE]")
@@ -30,7 +30,7 @@ struct ConnectionOptions: ParsableArguments {
 }
 
 struct LoggingOptions: ParsableArguments {
-    @Option(help: "trace, debug, info, notice, warning, error or critical. Device tokens are shortened above debug. Default info. [env PUSHWORKER_LOG_LEVEL]")
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Device tokens are shortened above debug. Default \(WorkerSettings.defaultLogLevel.rawValue). [env PUSHWORKER_LOG_LEVEL]")
     var logLevel: String?
 
     func makeLogger(label: String) throws -> Logger {

@@ -12,33 +12,33 @@ struct WorkerOptions: ParsableArguments {
 
     @Option(help: "Jobs held unacked at once: auto (sized from the jobs' devices and bytes, 10…1000; starts at 100) or a number. Default auto. [env PUSHWORKER_PREFETCH]")
     var prefetch: String?
-    @Option(help: "Notifications in flight to APNs at once, across jobs: jobs wait for room (flow control by devices, not jobs). Default 4000. [env PUSHWORKER_MAX_IN_FLIGHT]")
+    @Option(help: "Notifications in flight to APNs at once, across jobs: jobs wait for room (flow control by devices, not jobs). Default \(Defaults.worker.maxInFlight). [env PUSHWORKER_MAX_IN_FLIGHT]")
     var maxInFlight: Int?
-    @Option(help: "Fan-outs above this many devices are split into chunk jobs. Default 1000. [env PUSHWORKER_CHUNK_SIZE]")
+    @Option(help: "Fan-outs above this many devices are split into chunk jobs. Default \(Defaults.worker.chunkSize). [env PUSHWORKER_CHUNK_SIZE]")
     var chunkSize: Int?
-    @Option(help: "Comma-separated retry delays, one delay queue each. Default 1s,5s,30s,2m,10m. [env PUSHWORKER_RETRY_DELAYS]")
+    @Option(help: "Comma-separated retry delays, one delay queue each. Default \(Defaults.retryDelays). [env PUSHWORKER_RETRY_DELAYS]")
     var retryDelays: String?
-    @Option(help: "Redis key prefix of group sets: <prefix><app>:<group>. Default group:. [env PUSHWORKER_GROUP_KEY_PREFIX]")
+    @Option(help: "Redis key prefix of group sets: <prefix><app>:<group>. Default \(Defaults.worker.groupKeyPrefix). [env PUSHWORKER_GROUP_KEY_PREFIX]")
     var groupKeyPrefix: String?
-    @Option(help: "Larger job messages are rejected. Default 4194304. [env PUSHWORKER_MAX_MESSAGE_BYTES]")
+    @Option(help: "Larger job messages are rejected. Default \(Defaults.worker.maxMessageBytes). [env PUSHWORKER_MAX_MESSAGE_BYTES]")
     var maxMessageBytes: Int?
-    @Option(help: "Job bodies held in memory above this many bytes pause consumption until half is free. Default 67108864. [env PUSHWORKER_MAX_BYTES_IN_FLIGHT]")
+    @Option(help: "Job bodies held in memory above this many bytes pause consumption until half is free. Default \(Defaults.worker.maxBytesInFlight). [env PUSHWORKER_MAX_BYTES_IN_FLIGHT]")
     var maxBytesInFlight: Int?
-    @Option(help: "A job redelivered more often than this without being settled (workers crashed holding it) is dead-lettered. Default 5. [env PUSHWORKER_MAX_REDELIVERIES]")
+    @Option(help: "A job redelivered more often than this without being settled (workers crashed holding it) is dead-lettered. Default \(Defaults.worker.maxRedeliveries). [env PUSHWORKER_MAX_REDELIVERIES]")
     var maxRedeliveries: Int?
-    @Option(help: "Which jobs publish job.completed: all, failures (a device failed, was invalid, retried or held; a group missing; a split) or none. Default all. [env PUSHWORKER_COMPLETION_EVENTS]")
+    @Option(help: "Which jobs publish job.completed: all, failures (a device failed, was invalid, retried or held; a group missing; a split) or none. Default \(Defaults.worker.completionEvents.rawValue). [env PUSHWORKER_COMPLETION_EVENTS]")
     var completionEvents: String?
-    @Option(help: "Seconds to let in-flight jobs settle after SIGTERM. Default 30. [env PUSHWORKER_SHUTDOWN_TIMEOUT]")
+    @Option(help: "Seconds to let in-flight jobs settle after SIGTERM. Default \(Defaults.seconds(Defaults.worker.shutdownTimeout)). [env PUSHWORKER_SHUTDOWN_TIMEOUT]")
     var shutdownTimeout: Int?
-    @Option(help: "Seconds between credential retries after APNs refused them. Default 60. [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
+    @Option(help: "Seconds between credential retries after APNs refused them. Default \(Defaults.seconds(Defaults.worker.credentialsRetryInterval)). [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
     var credentialsRetryInterval: Int?
-    @Option(help: "Job queue name. Default push.jobs. [env PUSHWORKER_JOB_QUEUE]")
+    @Option(help: "Job queue name. Default \(Defaults.worker.jobQueue). [env PUSHWORKER_JOB_QUEUE]")
     var jobQueue: String?
-    @Option(help: "Results exchange name. Default push.results. [env PUSHWORKER_RESULTS_EXCHANGE]")
+    @Option(help: "Results exchange name. Default \(Defaults.worker.resultsExchange). [env PUSHWORKER_RESULTS_EXCHANGE]")
     var resultsExchange: String?
     @Option(help: "Serve GET /status and /healthz on this port (0 = off, the default). [env PUSHWORKER_STATUS_PORT]")
     var statusPort: Int?
-    @Option(help: "Address of the status endpoint. Default 127.0.0.1. [env PUSHWORKER_STATUS_HOST]")
+    @Option(help: "Address of the status endpoint. Default \(WorkerSettings.defaultStatusHost). [env PUSHWORKER_STATUS_HOST]")
     var statusHost: String?
 
     /// The file named by `--config` (or `PUSHWORKER_CONFIG`, which becomes `--config` before parsing).
