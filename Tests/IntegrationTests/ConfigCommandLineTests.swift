@@ -39,6 +39,19 @@ import Testing
         #expect(outcome.output.contains("key_id: ABC123DEFG"))
     }
 
+    /// Options over variables over the file; PUSHWORKER_CONFIG names the file.
+    @Test func variablesOverrideTheFileAndFlagsOverrideVariables() throws {
+        let key = try CommandLineTests.tokenKey()
+        let path = try Self.file(Self.app(key: key))
+        defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["config", "check", "--chunk-size", "300"], environment: [
+            "PUSHWORKER_CONFIG": path, "PUSHWORKER_MAX_IN_FLIGHT": "9", "PUSHWORKER_CHUNK_SIZE": "200",
+        ])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("max_in_flight: 9"))
+        #expect(outcome.output.contains("chunk_size: 300"))
+    }
+
     @Test func checkNamesFileLineAndFieldAndFails() throws {
         let key = try CommandLineTests.tokenKey()
         let path = try Self.file(Self.app(key: key, keyID: "ABC"))
