@@ -21,10 +21,10 @@ public enum ConfigurationFileReader {
 
     public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
         guard let bytes = FileBytes.contents(of: path) else {
-            throw ConfigurationProblems([ConfigurationIssue(file: path, line: nil, field: "file", message: "cannot read \(path)")])
+            throw ConfigurationProblems([ConfigurationFinding(file: path, line: nil, field: "file", message: "cannot read \(path)")])
         }
         guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigurationProblems([ConfigurationIssue(file: path, line: nil, field: "file", message: "is not UTF-8 text")])
+            throw ConfigurationProblems([ConfigurationFinding(file: path, line: nil, field: "file", message: "is not UTF-8 text")])
         }
         return try parse(text, path: path)
     }
@@ -32,13 +32,13 @@ public enum ConfigurationFileReader {
     public static func parse(_ text: String, path: String) throws(ConfigurationProblems) -> ConfigurationFile {
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch {
-            throw ConfigurationProblems([syntaxIssue(error, path: path)])
+            throw ConfigurationProblems([syntaxFinding(error, path: path)])
         }
         var reader = NodeReader(file: path)
         var file = ConfigurationFile(path: path)
         guard let root, let top = reader.mapping(root, at: "", allowed: topKeys) else {
             if root == nil { reader.fail("apps", line: nil, "the file is empty: it needs at least an apps list") }
-            throw ConfigurationProblems(reader.issues)
+            throw ConfigurationProblems(reader.findings)
         }
         if let amqp = top["amqp"], let values = reader.mapping(amqp, at: "amqp", allowed: ["url", "ca_file"]) {
             file.settings.amqpURL = reader.string(values["url"], at: "amqp.url")
@@ -54,19 +54,19 @@ public enum ConfigurationFileReader {
             reader.fail("apps", line: nil, "missing: list at least one app (name, platform, credentials)")
         }
         file.lines = reader.lines
-        guard reader.issues.isEmpty else { throw ConfigurationProblems(reader.issues) }
+        guard reader.findings.isEmpty else { throw ConfigurationProblems(reader.findings) }
         return file
     }
 
-    static func syntaxIssue(_ error: any Error, path: String) -> ConfigurationIssue {
+    static func syntaxFinding(_ error: any Error, path: String) -> ConfigurationFinding {
         if let yaml = error as? YamlError {
             switch yaml {
             case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
-                return ConfigurationIssue(file: path, line: mark.line, field: "yaml", message: "\(problem) (column \(mark.column))")
+                return ConfigurationFinding(file: path, line: mark.line, field: "yaml", message: "\(problem) (column \(mark.column))")
             default: break
             }
         }
-        return ConfigurationIssue(file: path, line: nil, field: "yaml", message: "\(error)")
+        return ConfigurationFinding(file: path, line: nil, field: "yaml", message: "\(error)")
     }
 
     static func readWorker(_ node: Node, into settings: inout WorkerSettings, reader: inout NodeReader) {
@@ -146,7 +146,7 @@ public enum ConfigurationFileReader {
 
     static func readApp(_ node: Node, at field: String, reader: inout NodeReader) -> AppEntry? {
         guard let values = reader.mapping(node, at: field, allowed: appKeys) else { return nil }
-        let before = reader.issues.count
+        let before = reader.findings.count
         let name = reader.string(values["name"], at: "\(field).name")
         if let name {
             if !JobParser.isName(name) || name.utf8.count > JobParser.maxAppLength {
@@ -184,7 +184,7 @@ public enum ConfigurationFileReader {
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
         app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
-        return reader.issues.count == before && name != nil && credentials != nil ? app : nil
+        return reader.findings.count == before && name != nil && credentials != nil ? app : nil
     }
 
     static func readCredentials(_ values: [String: Node], at field: String, topic: String?, node: Node, reader: inout NodeReader) -> AppEntry.Credentials? {

@@ -11,7 +11,7 @@ public struct LoadedConfiguration: Sendable {
     public var settings: WorkerSettings
     public var apps: [AppEntry]
     /// Things to say but not to stop for (a certificate close to its end).
-    public var warnings: [ConfigurationIssue]
+    public var warnings: [ConfigurationFinding]
     /// Each certificate-authenticated app's certificate end, for warnings while running.
     public var certificates: [CertificateExpiry]
 }
@@ -23,23 +23,23 @@ public enum ConfigurationLoader {
     public static func load(_ file: ConfigurationFile, overrides: WorkerSettings = WorkerSettings(),
                             environment: [String: String], now: Date = Date(),
                             connectionName: String = "pushworker") throws(ConfigurationProblems) -> LoadedConfiguration {
-        var issues = [ConfigurationIssue]()
+        var findings = [ConfigurationFinding]()
         let settings = file.settings.overridden(by: overrides)
-        func settingIssue(_ error: SettingError) {
+        func settingFinding(_ error: SettingError) {
             let field = error.setting.contains(".") ? error.setting : "worker.\(error.setting)"
-            issues.append(ConfigurationIssue(file: file.path, line: file.lines[field], field: field, message: error.message))
+            findings.append(ConfigurationFinding(file: file.path, line: file.lines[field], field: field, message: error.message))
         }
         var apps = [String: APNsConfiguration]()
         var certificates = [CertificateExpiry]()
         for app in file.apps {
-            guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, issues: &issues) else { continue }
+            guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, findings: &findings) else { continue }
             let (configuration, expiry) = loaded
             apps[app.name] = configuration
             if let expiry {
                 certificates.append(expiry)
                 if let warning = expiry.warning(now: now) {
                     let field = app.certificateField
-                    issues.append(ConfigurationIssue(.warning, file: file.path, line: app.lines[field], field: field, message: warning))
+                    findings.append(ConfigurationFinding(.warning, file: file.path, line: app.lines[field], field: field, message: warning))
                 }
             }
         }
@@ -50,21 +50,21 @@ public enum ConfigurationLoader {
             try settings.apply(to: &configuration)
             worker = configuration
         } catch {
-            settingIssue(error)
+            settingFinding(error)
         }
-        let problems = ConfigurationProblems(issues)
+        let problems = ConfigurationProblems(findings)
         guard problems.errors.isEmpty, let worker else { throw problems }
         return LoadedConfiguration(worker: worker, settings: settings, apps: file.apps,
-                                   warnings: issues.filter { $0.severity == .warning }, certificates: certificates)
+                                   warnings: findings.filter { $0.severity == .warning }, certificates: certificates)
     }
 
     /// One app's APNs settings with its credentials loaded; nil after recording why not.
     static func apnsConfiguration(for app: AppEntry, path: String, environment: [String: String],
-                                  issues: inout [ConfigurationIssue]) -> (APNsConfiguration, CertificateExpiry?)? {
-        let before = issues.count
+                                  findings: inout [ConfigurationFinding]) -> (APNsConfiguration, CertificateExpiry?)? {
+        let before = findings.count
         func fail(_ field: String, _ message: String) {
             let full = "\(app.field).\(field)"
-            issues.append(ConfigurationIssue(file: path, line: app.lines[full] ?? app.lines[app.field], field: full, message: message))
+            findings.append(ConfigurationFinding(file: path, line: app.lines[full] ?? app.lines[app.field], field: full, message: message))
         }
         var credentials: APNsConfiguration.Credentials?
         var topic = app.topic
@@ -93,7 +93,7 @@ public enum ConfigurationLoader {
                 }
             }
         }
-        guard let credentials, issues.count == before else { return nil }
+        guard let credentials, findings.count == before else { return nil }
         var configuration = APNsConfiguration(environment: app.environment ?? .production, url: app.url,
                                               port: app.port ?? 443, credentials: credentials, topic: topic)
         configuration.extraCAFile = app.caFile
@@ -108,7 +108,7 @@ public enum ConfigurationLoader {
             do { configuration.proxy = try ProxyURL.parse(proxy) } catch { fail("proxy", error.message) }
         }
         do { _ = try configuration.endpoint() } catch { fail("url", error.message) }
-        guard issues.count == before else { return nil }
+        guard findings.count == before else { return nil }
         return (configuration, expiry)
     }
 

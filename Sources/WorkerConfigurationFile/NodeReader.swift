@@ -5,13 +5,13 @@ import Yams
 /// the file, the line and the field's path, and the read gives nil.
 struct NodeReader {
     let file: String
-    private(set) var issues: [ConfigurationIssue] = []
+    private(set) var findings: [ConfigurationFinding] = []
     private(set) var lines: [String: Int] = [:]
 
     init(file: String) { self.file = file }
 
     mutating func fail(_ field: String, line: Int?, _ message: String) {
-        issues.append(ConfigurationIssue(file: file, line: line, field: field, message: message))
+        findings.append(ConfigurationFinding(file: file, line: line, field: field, message: message))
     }
 
     mutating func fail(_ field: String, at node: Node?, _ message: String) {

@@ -19,13 +19,13 @@ import Worker
         """
     }
 
-    func problems(_ text: String, environment: [String: String] = [:], overrides: WorkerSettings = WorkerSettings()) -> [ConfigurationIssue] {
+    func problems(_ text: String, environment: [String: String] = [:], overrides: WorkerSettings = WorkerSettings()) -> [ConfigurationFinding] {
         do {
             let file = try ConfigurationFileReader.parse(text, path: "pushworker.yaml")
             _ = try ConfigurationLoader.load(file, overrides: overrides, environment: environment)
             return []
         } catch {
-            return error.issues
+            return error.findings
         }
     }
 
@@ -134,33 +134,33 @@ import Worker
     }
 
     @Test func unknownKeySuggestsTheNearestOne() {
-        let issues = problems("""
+        let findings = problems("""
             worker:
               max_inflight: 10
             apps: []
             """)
-        let issue = issues.first { $0.field == "worker.max_inflight" }
-        #expect(issue?.line == 2)
-        #expect(issue?.message.contains("did you mean max_in_flight?") == true)
-        #expect(issue?.description.hasPrefix("pushworker.yaml:2: worker.max_inflight: unknown key") == true)
+        let finding = findings.first { $0.field == "worker.max_inflight" }
+        #expect(finding?.line == 2)
+        #expect(finding?.message.contains("did you mean max_in_flight?") == true)
+        #expect(finding?.description.hasPrefix("pushworker.yaml:2: worker.max_inflight: unknown key") == true)
     }
 
     @Test func wrongTypeNamesTheFieldAndLine() {
-        let issues = problems("""
+        let findings = problems("""
             worker:
               chunk_size: lots
               shutdown_timeout: [1]
             apps: []
             """)
-        #expect(issues.contains { $0.field == "worker.chunk_size" && $0.line == 2 && $0.message.contains("expected a whole number, got \"lots\"") })
-        #expect(issues.contains { $0.field == "worker.shutdown_timeout" && $0.line == 3 })
+        #expect(findings.contains { $0.field == "worker.chunk_size" && $0.line == 2 && $0.message.contains("expected a whole number, got \"lots\"") })
+        #expect(findings.contains { $0.field == "worker.shutdown_timeout" && $0.line == 3 })
     }
 
     @Test func yamlSyntaxErrorHasALine() {
-        let issues = problems("apps:\n  - name: [unclosed\n")
-        #expect(issues.count == 1)
-        #expect(issues.first?.line != nil)
-        #expect(issues.first?.field == "yaml")
+        let findings = problems("apps:\n  - name: [unclosed\n")
+        #expect(findings.count == 1)
+        #expect(findings.first?.line != nil)
+        #expect(findings.first?.field == "yaml")
     }
 
     @Test func keyIDOfWrongLengthIsReportedAsInTheExample() throws {
@@ -168,26 +168,26 @@ import Worker
         defer { material.remove() }
         let key = try material.tokenKey()
         let text = "apps:\n" + Self.tokenApp(name: "one", keyFile: key) + "\n" + Self.tokenApp(name: "two", keyFile: key, keyID: "ABC")
-        let issues = problems(text)
-        #expect(issues.map(\.description) == ["pushworker.yaml:16: apps[1].token.key_id: expected 10 characters, got \"ABC\""])
+        let findings = problems(text)
+        #expect(findings.map(\.description) == ["pushworker.yaml:16: apps[1].token.key_id: expected 10 characters, got \"ABC\""])
     }
 
     @Test func missingKeyFile() {
-        let issues = problems("apps:\n" + Self.tokenApp(keyFile: "/nonexistent/AuthKey.p8"))
-        #expect(issues.count == 1)
-        #expect(issues.first?.field == "apps[0].token.key_file")
-        #expect(issues.first?.line == 7)
-        #expect(issues.first?.message == "cannot read /nonexistent/AuthKey.p8")
+        let findings = problems("apps:\n" + Self.tokenApp(keyFile: "/nonexistent/AuthKey.p8"))
+        #expect(findings.count == 1)
+        #expect(findings.first?.field == "apps[0].token.key_file")
+        #expect(findings.first?.line == 7)
+        #expect(findings.first?.message == "cannot read /nonexistent/AuthKey.p8")
     }
 
     @Test func keyInTheWrongFormat() throws {
         let material = try TestMaterial()
         defer { material.remove() }
         let notAKey = try material.write("AuthKey.p8", "this is not a key\n")
-        let issues = problems("apps:\n" + Self.tokenApp(keyFile: notAKey))
-        #expect(issues.count == 1)
-        #expect(issues.first?.field == "apps[0].token.key_file")
-        #expect(issues.first?.message.hasPrefix("not a usable .p8 key") == true)
+        let findings = problems("apps:\n" + Self.tokenApp(keyFile: notAKey))
+        #expect(findings.count == 1)
+        #expect(findings.first?.field == "apps[0].token.key_file")
+        #expect(findings.first?.message.hasPrefix("not a usable .p8 key") == true)
     }
 
     @Test func keyFromTheEnvironmentAsTextOrBase64() throws {
@@ -220,18 +220,18 @@ import Worker
         let material = try TestMaterial()
         defer { material.remove() }
         let (certificate, key) = try material.certificate(validUntil: Date().addingTimeInterval(-86_400))
-        let issues = problems("""
+        let findings = problems("""
             apps:
               - name: shop
                 certificate:
                   cert_file: \(certificate)
                   key_file: \(key)
             """)
-        #expect(issues.count == 1)
-        #expect(issues.first?.severity == .error)
-        #expect(issues.first?.field == "apps[0].certificate.cert_file")
-        #expect(issues.first?.line == 4)
-        #expect(issues.first?.message.contains("expired") == true)
+        #expect(findings.count == 1)
+        #expect(findings.first?.severity == .error)
+        #expect(findings.first?.field == "apps[0].certificate.cert_file")
+        #expect(findings.first?.line == 4)
+        #expect(findings.first?.message.contains("expired") == true)
     }
 
     @Test func certificateExpiringWithin30DaysIsAWarning() throws {
@@ -258,7 +258,7 @@ import Worker
         let material = try TestMaterial()
         defer { material.remove() }
         let (certificate, key) = try material.certificate(bundleID: "com.example.cert")
-        let issues = problems("""
+        let findings = problems("""
             apps:
               - name: shop
                 topic: com.example.other
@@ -266,45 +266,45 @@ import Worker
                   cert_file: \(certificate)
                   key_file: \(key)
             """)
-        #expect(issues.count == 1)
-        #expect(issues.first?.field == "apps[0].topic")
-        #expect(issues.first?.line == 3)
-        #expect(issues.first?.message.contains("not among the certificate's topics (com.example.cert)") == true)
+        #expect(findings.count == 1)
+        #expect(findings.first?.field == "apps[0].topic")
+        #expect(findings.first?.line == 3)
+        #expect(findings.first?.message.contains("not among the certificate's topics (com.example.cert)") == true)
     }
 
     @Test func certificatePasswordFromAFileAndPKCS12Missing() {
-        let issues = problems("""
+        let findings = problems("""
             apps:
               - name: shop
                 pkcs12:
                   file: /nonexistent/shop.p12
                   password: {env: SHOP_P12_PASSWORD}
             """, environment: ["SHOP_P12_PASSWORD": "x"])
-        #expect(issues.map(\.description) == ["pushworker.yaml:4: apps[0].pkcs12.file: cannot read /nonexistent/shop.p12"])
+        #expect(findings.map(\.description) == ["pushworker.yaml:4: apps[0].pkcs12.file: cannot read /nonexistent/shop.p12"])
     }
 
     @Test func duplicateAndInvalidAppNames() throws {
         let material = try TestMaterial()
         defer { material.remove() }
         let key = try material.tokenKey()
-        let issues = problems("apps:\n" + Self.tokenApp(name: "news", keyFile: key) + "\n" + Self.tokenApp(name: "news", keyFile: key)
+        let findings = problems("apps:\n" + Self.tokenApp(name: "news", keyFile: key) + "\n" + Self.tokenApp(name: "news", keyFile: key)
                               + "\n" + Self.tokenApp(name: "has space", keyFile: key))
-        #expect(issues.contains { $0.field == "apps[1].name" && $0.line == 10 && $0.message.contains("already configured by apps[0]") })
-        #expect(issues.contains { $0.field == "apps[2].name" && $0.line == 18 && $0.message.contains("not a valid job app") })
+        #expect(findings.contains { $0.field == "apps[1].name" && $0.line == 10 && $0.message.contains("already configured by apps[0]") })
+        #expect(findings.contains { $0.field == "apps[2].name" && $0.line == 18 && $0.message.contains("not a valid job app") })
     }
 
     @Test func otherPlatformsAreNotSupportedYet() {
-        let issues = problems("""
+        let findings = problems("""
             apps:
               - name: android
                 platform: fcm
                 pkcs12: {file: x.p12}
             """)
-        #expect(issues.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "platform fcm is not supported yet (apns is)" })
+        #expect(findings.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "platform fcm is not supported yet (apns is)" })
     }
 
     @Test func missingCredentialsAndTopic() {
-        let issues = problems("""
+        let findings = problems("""
             apps:
               - name: news
                 token:
@@ -313,22 +313,22 @@ import Worker
                   team_id: TEAM123456
               - name: shop
             """)
-        #expect(issues.contains { $0.field == "apps[0].topic" && $0.message.hasPrefix("required with token credentials") })
-        #expect(issues.contains { $0.field == "apps[1]" && $0.line == 7 && $0.message.hasPrefix("no credentials") })
+        #expect(findings.contains { $0.field == "apps[0].topic" && $0.message.hasPrefix("required with token credentials") })
+        #expect(findings.contains { $0.field == "apps[1]" && $0.line == 7 && $0.message.hasPrefix("no credentials") })
     }
 
     @Test func settingsThatContradictEachOther() throws {
         let material = try TestMaterial()
         defer { material.remove() }
-        let issues = problems("""
+        let findings = problems("""
             worker:
               max_message_bytes: 1024
               max_bytes_in_flight: 4096
             apps:
             \(Self.tokenApp(keyFile: try material.tokenKey()))
             """)
-        #expect(issues.map(\.field) == ["worker.chunk_size"])
-        #expect(issues.first?.message.contains("above max_message_bytes 1024") == true)
+        #expect(findings.map(\.field) == ["worker.chunk_size"])
+        #expect(findings.first?.message.contains("above max_message_bytes 1024") == true)
     }
 
     @Test func effectiveConfigurationMasksSecrets() throws {

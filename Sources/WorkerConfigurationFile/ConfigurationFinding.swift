@@ -1,6 +1,6 @@
 /// One problem found in a configuration file, placed so that a person can go and fix it:
 /// `pushworker.yaml:14: apps[1].token.key_id: expected 10 characters, got "ABC"`.
-public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
+public struct ConfigurationFinding: Sendable, Hashable, CustomStringConvertible {
     public enum Severity: Sendable, Hashable { case error, warning }
 
     public var severity: Severity
@@ -29,10 +29,10 @@ public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
 
 /// Every error found at once, so one run of `config check` lists them all.
 public struct ConfigurationProblems: Error, Sendable, CustomStringConvertible {
-    public var issues: [ConfigurationIssue]
+    public var findings: [ConfigurationFinding]
 
-    public init(_ issues: [ConfigurationIssue]) { self.issues = issues }
+    public init(_ findings: [ConfigurationFinding]) { self.findings = findings }
 
-    public var errors: [ConfigurationIssue] { issues.filter { $0.severity == .error } }
-    public var description: String { issues.map(\.description).joined(separator: "\n") }
+    public var errors: [ConfigurationFinding] { findings.filter { $0.severity == .error } }
+    public var description: String { findings.map(\.description).joined(separator: "\n") }
 }
