@@ -69,4 +69,32 @@ import Testing
         #expect(outcome.status != 0)
         #expect(outcome.output.contains("remove --apns-topic (PUSHWORKER_APNS_TOPIC), --app (PUSHWORKER_APP)"))
     }
+
+    /// A certificate ending within 30 days: said on stderr, and the check still passes.
+    @Test func aCertificateEndingSoonIsAWarningAndExitsZero() throws {
+        let directory = NSTemporaryDirectory() + "pushworker-soon-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                             "-keyout", "\(directory)/key.pem", "-out", "\(directory)/cert.pem", "-days", "10",
+                             "-subj", "/UID=com.example.soon/CN=Apple Push Services: com.example.soon"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        #expect(openssl.terminationStatus == 0)
+        let path = try Self.file("""
+            apps:
+              - name: soon
+                certificate:
+                  cert_file: \(directory)/cert.pem
+                  key_file: \(directory)/key.pem
+            """)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["config", "check", path])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("\(path):4: warning: apps[0].certificate.cert_file: the certificate in \(directory)/cert.pem expires in 10 days"))
+        #expect(outcome.output.contains("topic: \"com.example.soon\""))
+    }
 }
