@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // C libraries: the only places that see raw pointers are the thin wrappers that import these.
@@ -92,10 +93,17 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], swiftSettings: strict),
+        // The YAML configuration file (many apps): its model, reader and checks, turned into a
+        // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
+        .target(name: "WorkerConfigurationFile", dependencies: [
+            "Worker", "APNs", "HTTP2", "AMQP", "Redis", "PushCore",
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "Redis", "AMQP", "PushCore", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "Redis", "AMQP", "PushCore", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -127,9 +135,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
+        .testTarget(name: "WorkerConfigurationFileTests", dependencies: [
+            "WorkerConfigurationFile", "Worker", "APNs", "HTTP2", "PushCore",
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "HTTP2",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),

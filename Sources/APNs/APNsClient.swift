@@ -21,6 +21,9 @@ public final class APNsClient: Sendable {
         http.maxConnections = configuration.maxConnections
         http.requestTimeout = configuration.requestTimeout
         http.connectTimeout = configuration.connectTimeout
+        http.maxStreamsPerConnection = configuration.maxStreamsPerConnection
+        http.idlePingInterval = configuration.idlePingInterval
+        http.idleConnectionTimeout = configuration.idleConnectionTimeout
         // Only apns-id is read from a response (the reason and timestamp are in the body).
         http.keptResponseHeaders = ["apns-id"]
         if case let .certificate(identity) = configuration.credentials { http.identity = identity }

@@ -32,8 +32,14 @@ public struct APNsConfiguration: Sendable {
     public var extraCAFile: String?
     public var proxy: HTTPProxy?
     public var maxConnections: Int = 4
+    /// Streams per connection at most; the connection's SETTINGS_MAX_CONCURRENT_STREAMS bounds it too.
+    public var maxStreamsPerConnection: Int = 1000
     public var requestTimeout: Duration = .seconds(30)
     public var connectTimeout: Duration = .seconds(10)
+    /// A connection quiet this long is PINGed, so a dead one is found before a request waits on it.
+    public var idlePingInterval: Duration = .seconds(60)
+    /// Connections without a request for this long are closed (one is kept).
+    public var idleConnectionTimeout: Duration = .seconds(300)
 
     public init(environment: Environment = .production, url: String? = nil, port: Int = 443, credentials: Credentials, topic: String?) {
         self.environment = environment

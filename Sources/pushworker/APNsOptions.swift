@@ -4,6 +4,7 @@ import Foundation
 import HTTP2
 import Logging
 import PushCore
+import WorkerConfigurationFile
 
 struct APNsOptions: ParsableArguments {
     @Option(help: "Token auth: the .p8 key file from Apple. [env PUSHWORKER_APNS_KEY_FILE]")
@@ -20,26 +21,41 @@ struct APNsOptions: ParsableArguments {
     var apnsCertKeyFile: String?
     @Option(help: "Password of the PKCS#12 file or the encrypted PEM key. Prefer the env variable. [env PUSHWORKER_APNS_CERT_PASSWORD]")
     var apnsCertPassword: String?
-    @Option(help: "production (api.push.apple.com) or development (api.sandbox.push.apple.com). [env PUSHWORKER_APNS_ENVIRONMENT]")
-    var apnsEnvironment: String = Env["apns-environment"] ?? "production"
+    @Option(help: "production (api.push.apple.com) or development (api.sandbox.push.apple.com). Default \(Defaults.apns.environment.rawValue). [env PUSHWORKER_APNS_ENVIRONMENT]")
+    var apnsEnvironment: String?
     @Option(help: "Full URL overriding the environment, e.g. https://127.0.0.1:2197 for `pushworker sandbox`. [env PUSHWORKER_APNS_URL]")
     var apnsURL: String?
-    @Option(help: "APNs port: 443 or 2197. [env PUSHWORKER_APNS_PORT]")
-    var apnsPort: Int = Env.int("apns-port", default: 443)
+    @Option(help: "APNs port: 443 or 2197. Default \(Defaults.apns.port). [env PUSHWORKER_APNS_PORT]")
+    var apnsPort: Int?
     @Option(help: "Extra CA file trusted besides the system store (the sandbox's ca.pem). [env PUSHWORKER_APNS_CA_FILE]")
     var apnsCAFile: String?
     @Option(help: "HTTP CONNECT proxy for APNs, http://[user:password@]host:port. [env PUSHWORKER_APNS_PROXY]")
     var apnsProxy: String?
-    @Option(help: "Most HTTP/2 connections to APNs per app. [env PUSHWORKER_MAX_CONNECTIONS]")
-    var maxConnections: Int = Env.int("max-connections", default: 4)
-    @Option(help: "Seconds to wait for an APNs answer before retrying the device. [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
-    var apnsRequestTimeout: Double = Double(Env["apns-request-timeout"] ?? "") ?? 30
+    @Option(help: "Most HTTP/2 connections to APNs per app. Default \(Defaults.apns.maxConnections). [env PUSHWORKER_MAX_CONNECTIONS]")
+    var maxConnections: Int?
+    @Option(help: "Seconds to wait for an APNs answer before retrying the device. Default \(Defaults.seconds(Defaults.apns.requestTimeout)). [env PUSHWORKER_APNS_REQUEST_TIMEOUT]")
+    var apnsRequestTimeout: Double?
+
+    /// The options given (here or through their environment variables): with a configuration
+    /// file they are refused, since each app's settings are in the file.
+    var given: [String] {
+        let options: [(String, Bool)] = [
+            ("apns-key-file", apnsKeyFile != nil), ("apns-key-id", apnsKeyID != nil), ("apns-team-id", apnsTeamID != nil),
+            ("apns-topic", apnsTopic != nil), ("apns-cert-file", apnsCertFile != nil), ("apns-cert-key-file", apnsCertKeyFile != nil),
+            ("apns-cert-password", apnsCertPassword != nil), ("apns-environment", apnsEnvironment != nil), ("apns-url", apnsURL != nil),
+            ("apns-port", apnsPort != nil), ("apns-ca-file", apnsCAFile != nil), ("apns-proxy", apnsProxy != nil),
+            ("max-connections", maxConnections != nil), ("apns-request-timeout", apnsRequestTimeout != nil),
+        ]
+        return options.filter { $0.1 || Env[$0.0] != nil }.map { "--" + $0.0 }
+    }
 
     /// With a `logger`, the client certificate's bundle ID, topics and expiry are logged.
     func configuration(logger: Logger? = nil) throws -> APNsConfiguration {
-        guard let environment = APNsConfiguration.Environment(rawValue: apnsEnvironment) else {
-            throw ValidationError("--apns-environment must be production or development, got \"\(apnsEnvironment)\"")
+        let environmentName = Env.or(apnsEnvironment, "apns-environment") ?? Defaults.apns.environment.rawValue
+        guard let environment = APNsConfiguration.Environment(rawValue: environmentName) else {
+            throw ValidationError("--apns-environment must be production or development, got \"\(environmentName)\"")
         }
+        let apnsPort = apnsPort ?? Env["apns-port"].flatMap(Int.init) ?? Defaults.apns.port
         guard apnsPort == 443 || apnsPort == 2197 else {
             throw ValidationError("--apns-port must be 443 or 2197 (use --apns-url for anything else)")
         }
@@ -82,8 +98,12 @@ struct APNsOptions: ParsableArguments {
         var configuration = APNsConfiguration(environment: environment, url: Env.or(apnsURL, "apns-url"), port: apnsPort,
                                               credentials: credentials, topic: topic)
         configuration.extraCAFile = Env.or(apnsCAFile, "apns-ca-file")
-        configuration.maxConnections = max(1, maxConnections)
-        configuration.requestTimeout = .milliseconds(Int64(apnsRequestTimeout * 1000))
+        if let maxConnections = maxConnections ?? Env["max-connections"].flatMap(Int.init) {
+            configuration.maxConnections = max(1, maxConnections)
+        }
+        if let seconds = apnsRequestTimeout ?? Env["apns-request-timeout"].flatMap(Double.init) {
+            configuration.requestTimeout = .milliseconds(Int64(seconds * 1000))
+        }
         if let proxy = Env.or(apnsProxy, "apns-proxy") { configuration.proxy = try Self.parseProxy(proxy) }
         do { _ = try configuration.endpoint() } catch { throw ValidationError(error.message) }
         return configuration
@@ -110,12 +130,7 @@ struct APNsOptions: ParsableArguments {
     }
 
     static func parseProxy(_ text: String) throws -> HTTPProxy {
-        do throws(ServiceURLError) {
-            // The project's one URL parser; the URL is not echoed (it may hold the proxy's password).
-            let parsed = try ServiceURL(parsing: text, schemes: ["http"])
-            guard !parsed.host.isEmpty, let port = parsed.port else { throw ServiceURLError("it needs a host and a port: http://[user:password@]host:port") }
-            return HTTPProxy(host: parsed.host, port: port, username: parsed.user, password: parsed.password)
-        } catch {
+        do { return try ProxyURL.parse(text) } catch {
             throw ValidationError("--apns-proxy: \(error.message)")
         }
     }

@@ -2,39 +2,47 @@ import AMQP
 import ArgumentParser
 import Logging
 import Redis
+import WorkerConfigurationFile
 
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "RabbitMQ URL (amqp:// or amqps://). [env PUSHWORKER_AMQP_URL]")
-    var amqpURL: String = Env["amqp-url"] ?? "amqp://guest:guest@127.0.0.1:5672/"
+    // No defaults here: for `run --config`, an option not given leaves the file's value.
+    @Option(help: "RabbitMQ URL (amqp:// or amqps://). Default \(WorkerSettings.defaultAMQPURL). [env PUSHWORKER_AMQP_URL]")
+    var amqpURL: String?
 
-    @Option(help: "Redis URL, redis://[:password@]host[:port][/db]. [env PUSHWORKER_REDIS_URL]")
-    var redisURL: String = Env["redis-url"] ?? "redis://127.0.0.1:6379/0"
+    @Option(help: "Redis URL, redis://[:password@]host[:port][/db]. Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
+    var redisURL: String?
 
     @Option(help: "CA file for amqps:// (default: the system store). [env PUSHWORKER_AMQP_CA_FILE]")
     var amqpCAFile: String?
 
     func amqpConfiguration(name: String) -> AMQPConfiguration {
-        var configuration = AMQPConfiguration(url: amqpURL)
+        var configuration = AMQPConfiguration(url: Env.or(amqpURL, "amqp-url") ?? WorkerSettings.defaultAMQPURL)
         configuration.caFile = Env.or(amqpCAFile, "amqp-ca-file")
         configuration.connectionName = name
         return configuration
     }
 
     func redisConfiguration() throws -> RedisConfiguration {
-        do { return try RedisConfiguration(url: redisURL) } catch {
+        do { return try RedisConfiguration(url: Env.or(redisURL, "redis-url") ?? WorkerSettings.defaultRedisURL) } catch {
             throw ValidationError("--redis-url: \(error.message)")
         }
     }
 }
 
 struct LoggingOptions: ParsableArguments {
-    @Option(help: "trace, debug, info, notice, warning, error or critical. Device tokens are shortened above debug. [env PUSHWORKER_LOG_LEVEL]")
-    var logLevel: String = Env["log-level"] ?? "info"
+    @Option(help: "trace, debug, info, notice, warning, error or critical. Device tokens are shortened above debug. Default \(WorkerSettings.defaultLogLevel.rawValue). [env PUSHWORKER_LOG_LEVEL]")
+    var logLevel: String?
 
     func makeLogger(label: String) throws -> Logger {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level: unknown level \"\(logLevel)\" (trace, debug, info, notice, warning, error, critical)")
+        let name = Env.or(logLevel, "log-level") ?? WorkerSettings.defaultLogLevel.rawValue
+        guard let level = Logger.Level(rawValue: name) else {
+            throw ValidationError("--log-level: unknown level \"\(name)\" (trace, debug, info, notice, warning, error, critical)")
         }
+        return Self.makeLogger(label: label, level: level)
+    }
+
+    /// `run --config` takes the level from the merged settings (the file may set it).
+    static func makeLogger(label: String, level: Logger.Level) -> Logger {
         LoggingBootstrap.once(level: level)
         var logger = Logger(label: label)
         logger.logLevel = level

@@ -1,9 +1,11 @@
 import ArgumentParser
+import PushCore
 
 /// Makes every option of the chosen subcommand readable from `PUSHWORKER_<OPTION>`: before
 /// parsing, each such variable whose option the subcommand has and the command line lacks is
 /// appended as `--option value` (or `--flag` for flags set to 1/true/yes). The option list comes
-/// from the command's own help, so new options are covered without extra code.
+/// from the parser's own description of the command (the JSON of `--experimental-dump-help`), so
+/// new options are covered without extra code.
 enum EnvironmentArguments {
     static func apply(to arguments: [String], root: any ParsableCommand.Type, environment: [String: String]) -> [String] {
         var command: any ParsableCommand.Type = root
@@ -14,9 +16,8 @@ enum EnvironmentArguments {
             command = next
             depth += 1
         }
-        let help = root.helpMessage(for: command, columns: 400)
         var extra = [String]()
-        for (name, takesValue) in options(inHelp: help) {
+        for (name, takesValue) in options(of: command) {
             let variable = Env.variableName(name)
             guard let value = environment[variable], !value.isEmpty,
                   !arguments.contains("--\(name)"), !arguments.contains(where: { $0.hasPrefix("--\(name)=") }) else { continue }
@@ -32,18 +33,18 @@ enum EnvironmentArguments {
         return Array(arguments[..<depth]) + extra + Array(arguments[depth...])
     }
 
-    static func options(inHelp help: String) -> [(String, Bool)] {
+    /// Each long option and flag of `command`: its name, and whether it takes a value.
+    static func options(of command: any ParsableCommand.Type) -> [(String, Bool)] {
+        guard case let .object(tool)? = try? JSONValue.parse(Array(command._dumpHelp().utf8)),
+              case let .object(info)? = tool["command"], case let .array(arguments)? = info["arguments"] else { return [] }
         var found = [(String, Bool)]()
-        for line in help.split(separator: "\n") {
-            let trimmed = line.drop(while: { $0 == " " })
-            guard trimmed.hasPrefix("-") else { continue }
-            // "--amqp-url <amqp-url>" or "-h, --help" or "--log-notifications"
-            for part in trimmed.split(separator: ",") {
-                let words = part.split(separator: " ")
-                guard let first = words.first, first.hasPrefix("--") else { continue }
-                let name = String(first.dropFirst(2))
-                guard name != "help", name != "version", !found.contains(where: { $0.0 == name }) else { continue }
-                found.append((name, words.count > 1 && words[1].hasPrefix("<")))
+        for case let .object(argument) in arguments {
+            guard case let .string(kind)? = argument["kind"], kind == "option" || kind == "flag",
+                  case let .array(names)? = argument["names"] else { continue }
+            for case let .object(name) in names {
+                guard case .string("long")? = name["kind"], case let .string(long)? = name["name"],
+                      long != "help", long != "version", !found.contains(where: { $0.0 == long }) else { continue }
+                found.append((long, kind == "option"))
             }
         }
         return found

@@ -13,14 +13,15 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("pushworker")
     }
 
-    /// Runs `pushworker` with `arguments` and a clean PUSHWORKER_* environment; killed after 60 s
+    /// Runs `pushworker` with `arguments` and a clean PUSHWORKER_* environment (plus `environment`); killed after 60 s
     /// (a bound on the test: a refused start takes milliseconds).
-    static func run(_ arguments: [String]) throws -> Outcome {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
         #expect(FileManager.default.isExecutableFile(atPath: executable.path), "build the package first: \(executable.path)")
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHWORKER_") }
+            .merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

@@ -1,0 +1,63 @@
+import APNs
+
+/// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
+public struct AppEntry: Sendable, Equatable {
+    /// Only APNs is delivered to today; the others are names the format keeps for later.
+    public enum Platform: String, Sendable, CaseIterable {
+        case apns, fcm, webpush
+    }
+
+    public enum Credentials: Sendable, Equatable {
+        /// A .p8 key with its Key ID and Team ID.
+        case token(key: SecretSource, keyID: String, teamID: String)
+        /// PEM certificate and key (the same file when it holds both), the key maybe encrypted.
+        case certificate(certificateFile: String, keyFile: String?, password: SecretSource?)
+        case pkcs12(file: String, password: SecretSource?)
+    }
+
+    /// The job's `app`.
+    public var name: String
+    public var platform: Platform
+    public var environment: APNsConfiguration.Environment?
+    public var url: String?
+    public var port: Int?
+    public var topic: String?
+    public var credentials: Credentials
+    public var maxConnections: Int?
+    public var maxStreams: Int?
+    public var pingInterval: Duration?
+    public var idleTimeout: Duration?
+    public var requestTimeout: Duration?
+    public var connectTimeout: Duration?
+    public var caFile: String?
+    public var proxy: String?
+
+    /// Where the entry is (`apps[1]`) and the line of each of its fields, for messages.
+    public var field: String
+    public var lines: [String: Int]
+
+    public init(name: String, platform: Platform = .apns, credentials: Credentials, field: String, lines: [String: Int] = [:]) {
+        self.name = name
+        self.platform = platform
+        self.credentials = credentials
+        self.field = field
+        self.lines = lines
+    }
+}
+
+/// The whole file as written.
+public struct ConfigurationFile: Sendable, Equatable {
+    /// As given (messages name it this way).
+    public var path: String
+    public var settings: WorkerSettings
+    public var apps: [AppEntry]
+    /// The line of each field path (`worker.prefetch`, `apps[0].topic`).
+    public var lines: [String: Int]
+
+    public init(path: String, settings: WorkerSettings = WorkerSettings(), apps: [AppEntry] = [], lines: [String: Int] = [:]) {
+        self.path = path
+        self.settings = settings
+        self.apps = apps
+        self.lines = lines
+    }
+}

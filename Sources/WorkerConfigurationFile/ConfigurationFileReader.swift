@@ -1,0 +1,254 @@
+import APNs
+import Logging
+import PushCore
+import Worker
+import Yams
+
+/// Reads the YAML file into a `ConfigurationFile`, checking keys, types and the rules that need
+/// nothing outside the file; every problem is reported, each with its line.
+public enum ConfigurationFileReader {
+    static let topKeys = ["amqp", "redis", "worker", "apps"]
+    static let workerKeys = [
+        "prefetch", "max_in_flight", "chunk_size", "retry_delays", "group_key_prefix", "max_message_bytes",
+        "max_bytes_in_flight", "max_redeliveries", "completion_events", "shutdown_timeout",
+        "credentials_retry_interval", "job_queue", "results_exchange", "status_port", "status_host", "log_level",
+    ]
+    static let appKeys = [
+        "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
+        "max_connections", "max_streams", "ping_interval", "idle_timeout", "request_timeout", "connect_timeout",
+        "ca_file", "proxy",
+    ]
+
+    public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
+        guard let bytes = FileBytes.contents(of: path) else {
+            throw ConfigurationProblems([ConfigurationFinding(file: path, line: nil, field: "file", message: "cannot read \(path)")])
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationProblems([ConfigurationFinding(file: path, line: nil, field: "file", message: "is not UTF-8 text")])
+        }
+        return try parse(text, path: path)
+    }
+
+    public static func parse(_ text: String, path: String) throws(ConfigurationProblems) -> ConfigurationFile {
+        let root: Node?
+        do { root = try Yams.compose(yaml: text) } catch {
+            throw ConfigurationProblems([syntaxFinding(error, path: path)])
+        }
+        var reader = NodeReader(file: path)
+        var file = ConfigurationFile(path: path)
+        guard let root, let top = reader.mapping(root, at: "", allowed: topKeys) else {
+            if root == nil { reader.fail("apps", line: nil, "the file is empty: it needs at least an apps list") }
+            throw ConfigurationProblems(reader.findings)
+        }
+        if let amqp = top["amqp"], let values = reader.mapping(amqp, at: "amqp", allowed: ["url", "ca_file"]) {
+            file.settings.amqpURL = reader.string(values["url"], at: "amqp.url")
+            file.settings.amqpCAFile = reader.string(values["ca_file"], at: "amqp.ca_file")
+        }
+        if let redis = top["redis"], let values = reader.mapping(redis, at: "redis", allowed: ["url"]) {
+            file.settings.redisURL = reader.string(values["url"], at: "redis.url")
+        }
+        if let worker = top["worker"] { readWorker(worker, into: &file.settings, reader: &reader) }
+        if let apps = top["apps"] {
+            file.apps = readApps(apps, reader: &reader)
+        } else {
+            reader.fail("apps", line: nil, "missing: list at least one app (name, platform, credentials)")
+        }
+        file.lines = reader.lines
+        guard reader.findings.isEmpty else { throw ConfigurationProblems(reader.findings) }
+        return file
+    }
+
+    static func syntaxFinding(_ error: any Error, path: String) -> ConfigurationFinding {
+        if let yaml = error as? YamlError {
+            switch yaml {
+            case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _), let .composer(_, problem, mark, _):
+                return ConfigurationFinding(file: path, line: mark.line, field: "yaml", message: "\(problem) (column \(mark.column))")
+            default: break
+            }
+        }
+        return ConfigurationFinding(file: path, line: nil, field: "yaml", message: "\(error)")
+    }
+
+    static func readWorker(_ node: Node, into settings: inout WorkerSettings, reader: inout NodeReader) {
+        guard let values = reader.mapping(node, at: "worker", allowed: workerKeys) else { return }
+        func field(_ key: String) -> String { "worker.\(key)" }
+        if let text = reader.string(values["prefetch"], at: field("prefetch")) {
+            if let prefetch = WorkerSettings.Prefetch(text) { settings.prefetch = prefetch } else {
+                reader.fail(field("prefetch"), at: values["prefetch"], "expected auto or 1…65535, got \"\(text)\"")
+            }
+        }
+        settings.maxInFlight = reader.int(values["max_in_flight"], at: field("max_in_flight"), range: 1...10_000_000)
+        settings.chunkSize = reader.int(values["chunk_size"], at: field("chunk_size"), range: 1...100_000)
+        if let node = values["retry_delays"] { settings.retryDelays = readDelays(node, at: field("retry_delays"), reader: &reader) }
+        settings.groupKeyPrefix = reader.string(values["group_key_prefix"], at: field("group_key_prefix"))
+        settings.maxMessageBytes = reader.int(values["max_message_bytes"], at: field("max_message_bytes"), range: 1024...Int(Int32.max))
+        settings.maxBytesInFlight = reader.int(values["max_bytes_in_flight"], at: field("max_bytes_in_flight"), range: 1024...Int.max)
+        settings.maxRedeliveries = reader.int(values["max_redeliveries"], at: field("max_redeliveries"), range: 1...1000)
+        settings.completionEvents = reader.choice(values["completion_events"], at: field("completion_events"), of: CompletionEvents.self)
+        settings.shutdownTimeout = reader.duration(values["shutdown_timeout"], at: field("shutdown_timeout"), positive: false)
+        settings.credentialsRetryInterval = reader.duration(values["credentials_retry_interval"], at: field("credentials_retry_interval"))
+        settings.jobQueue = reader.string(values["job_queue"], at: field("job_queue"))
+        settings.resultsExchange = reader.string(values["results_exchange"], at: field("results_exchange"))
+        settings.statusPort = reader.int(values["status_port"], at: field("status_port"), range: 0...65535)
+        settings.statusHost = reader.string(values["status_host"], at: field("status_host"))
+        settings.logLevel = reader.choice(values["log_level"], at: field("log_level"), of: Logger.Level.self)
+    }
+
+    /// A list (`[1s, 5s, 30s]`) or the flag's comma-separated text (`1s,5s,30s`).
+    static func readDelays(_ node: Node, at field: String, reader: inout NodeReader) -> [Duration]? {
+        let items: [Node]
+        if case let .sequence(sequence) = node {
+            items = Array(sequence)
+        } else if let text = reader.string(node, at: field) {
+            items = text.split(separator: ",").map { Node(String($0)) }
+        } else {
+            return nil
+        }
+        var delays = [Duration]()
+        for (index, item) in items.enumerated() {
+            // Items split from one line carry no mark of their own: the list's line stands for them.
+            let located = item.mark == nil ? node : item
+            guard let text = reader.string(item, at: "\(field)[\(index)]"), let delay = DurationText.parse(text), delay > .zero else {
+                reader.fail("\(field)[\(index)]", at: located, "expected a duration such as 500ms, 5s, 2m or 1h")
+                return nil
+            }
+            delays.append(delay)
+        }
+        return delays
+    }
+
+    static func readApps(_ node: Node, reader: inout NodeReader) -> [AppEntry] {
+        guard case let .sequence(sequence) = node else {
+            reader.fail("apps", at: node, "expected a list of apps (lines starting with \"- name: …\"), got \(NodeReader.kind(node))")
+            return []
+        }
+        var apps = [AppEntry]()
+        var seen = [String: String]()
+        for (index, item) in sequence.enumerated() {
+            let field = "apps[\(index)]"
+            // Checked apart from the rest of the entry, so a repeated name is reported even when
+            // the entry has other mistakes.
+            var repeated = false
+            if let nameNode = item["name"], let name = nameNode.scalar?.string {
+                if let first = seen[name] {
+                    reader.fail("\(field).name", at: nameNode, "app \"\(name)\" is already configured by \(first): each app name once")
+                    repeated = true
+                } else {
+                    seen[name] = field
+                }
+            }
+            guard let app = readApp(item, at: field, reader: &reader), !repeated else { continue }
+            apps.append(app)
+        }
+        if sequence.isEmpty { reader.fail("apps", at: node, "the list is empty: configure at least one app") }
+        return apps
+    }
+
+    static func readApp(_ node: Node, at field: String, reader: inout NodeReader) -> AppEntry? {
+        guard let values = reader.mapping(node, at: field, allowed: appKeys) else { return nil }
+        let before = reader.findings.count
+        let name = reader.string(values["name"], at: "\(field).name")
+        if let name {
+            if !JobParser.isName(name) || name.utf8.count > JobParser.maxAppLength {
+                reader.fail("\(field).name", at: values["name"], "\"\(name)\" is not a valid job app: 1–\(JobParser.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
+            }
+        } else {
+            reader.fail("\(field).name", at: node, "missing: the app name jobs give in their \"app\" field")
+        }
+        let platform = reader.choice(values["platform"], at: "\(field).platform", of: AppEntry.Platform.self) ?? .apns
+        if platform != .apns {
+            reader.fail("\(field).platform", at: values["platform"], "platform \(platform.rawValue) is not supported yet (apns is)")
+        }
+        let environment = reader.choice(values["environment"], at: "\(field).environment", of: APNsConfiguration.Environment.self)
+        let url = reader.string(values["url"], at: "\(field).url")
+        if environment != nil, url != nil {
+            reader.fail("\(field).url", at: values["url"], "give environment or url, not both (url replaces the environment's host)")
+        }
+        let port = reader.int(values["port"], at: "\(field).port", range: 1...65535)
+        if let port, port != 443, port != 2197 {
+            reader.fail("\(field).port", at: values["port"], "must be 443 or 2197 (use url for anything else)")
+        }
+        let topic = reader.string(values["topic"], at: "\(field).topic")
+        let credentials = readCredentials(values, at: field, topic: topic, node: node, reader: &reader)
+        var app = AppEntry(name: name ?? "", platform: platform, credentials: credentials ?? .pkcs12(file: "", password: nil), field: field)
+        app.environment = environment
+        app.url = url
+        app.port = port
+        app.topic = topic
+        app.maxConnections = reader.int(values["max_connections"], at: "\(field).max_connections", range: 1...1000)
+        app.maxStreams = reader.int(values["max_streams"], at: "\(field).max_streams", range: 1...100_000)
+        app.pingInterval = reader.duration(values["ping_interval"], at: "\(field).ping_interval")
+        app.idleTimeout = reader.duration(values["idle_timeout"], at: "\(field).idle_timeout")
+        app.requestTimeout = reader.duration(values["request_timeout"], at: "\(field).request_timeout")
+        app.connectTimeout = reader.duration(values["connect_timeout"], at: "\(field).connect_timeout")
+        app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
+        app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
+        app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
+        return reader.findings.count == before && name != nil && credentials != nil ? app : nil
+    }
+
+    static func readCredentials(_ values: [String: Node], at field: String, topic: String?, node: Node, reader: inout NodeReader) -> AppEntry.Credentials? {
+        let given = ["token", "certificate", "pkcs12"].filter { values[$0] != nil }
+        guard given.count == 1, let kind = given.first, let section = values[kind] else {
+            reader.fail(field, at: node, given.isEmpty
+                ? "no credentials: give token (key_file or key, key_id, team_id), certificate (cert_file, key_file) or pkcs12 (file)"
+                : "give one of token, certificate or pkcs12, not \(given.joined(separator: " and "))")
+            return nil
+        }
+        let path = "\(field).\(kind)"
+        switch kind {
+        case "token":
+            guard let values = reader.mapping(section, at: path, allowed: ["key_file", "key", "key_id", "team_id"]) else { return nil }
+            if topic == nil {
+                // The provider token does not name an app: without a topic APNs refuses every notification.
+                reader.fail("\(field).topic", at: node, "required with token credentials: the app's bundle ID, e.g. com.example.app")
+            }
+            let keyFile = reader.string(values["key_file"], at: "\(path).key_file")
+            let key = reader.secret(values["key"], at: "\(path).key")
+            let keyID = identifier(values["key_id"], in: section, at: "\(path).key_id", reader: &reader)
+            let teamID = identifier(values["team_id"], in: section, at: "\(path).team_id", reader: &reader)
+            let source: SecretSource?
+            switch (keyFile, key) {
+            case let (.some(file), nil): source = .file(file)
+            case let (nil, .some(key)): source = key
+            case (.some, .some):
+                reader.fail("\(path).key", at: values["key"], "give key_file or key, not both")
+                source = nil
+            case (nil, nil):
+                if values["key"] == nil { reader.fail(path, at: section, "give key_file (the .p8 file) or key ({env: VARIABLE})") }
+                source = nil
+            }
+            guard let source, let keyID, let teamID else { return nil }
+            return .token(key: source, keyID: keyID, teamID: teamID)
+        case "certificate":
+            guard let values = reader.mapping(section, at: path, allowed: ["cert_file", "key_file", "password"]) else { return nil }
+            let password = reader.secret(values["password"], at: "\(path).password")
+            guard let certificate = reader.string(values["cert_file"], at: "\(path).cert_file") else {
+                reader.fail("\(path).cert_file", at: section, "missing: the PEM certificate file")
+                return nil
+            }
+            return .certificate(certificateFile: certificate, keyFile: reader.string(values["key_file"], at: "\(path).key_file"), password: password)
+        default:
+            guard let values = reader.mapping(section, at: path, allowed: ["file", "password"]) else { return nil }
+            let password = reader.secret(values["password"], at: "\(path).password")
+            guard let file = reader.string(values["file"], at: "\(path).file") else {
+                reader.fail("\(path).file", at: section, "missing: the .p12 or .pfx file")
+                return nil
+            }
+            return .pkcs12(file: file, password: password)
+        }
+    }
+
+    /// Apple's Key ID and Team ID: 10 letters and digits.
+    static func identifier(_ node: Node?, in section: Node, at field: String, reader: inout NodeReader) -> String? {
+        guard let text = reader.string(node, at: field) else {
+            reader.fail(field, at: node ?? section, "missing: the 10-character identifier from Apple's developer account")
+            return nil
+        }
+        guard text.count == 10, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            reader.fail(field, at: node, text.count == 10 ? "expected letters and digits, got \"\(text)\"" : "expected 10 characters, got \"\(text)\"")
+            return nil
+        }
+        return text
+    }
+}

@@ -1,0 +1,168 @@
+import APNs
+import Foundation
+import HTTP2
+import Worker
+
+/// A file turned into what the worker runs with: the settings layered (file under environment
+/// and flags), every app's credentials loaded and checked as a connection would use them.
+public struct LoadedConfiguration: Sendable {
+    public var worker: WorkerConfiguration
+    /// The settings in effect, file and overrides together.
+    public var settings: WorkerSettings
+    public var apps: [AppEntry]
+    /// Things to say but not to stop for (a certificate close to its end).
+    public var warnings: [ConfigurationFinding]
+    /// Each certificate-authenticated app's certificate end, for warnings while running.
+    public var certificates: [CertificateExpiry]
+}
+
+public enum ConfigurationLoader {
+    /// - Parameters:
+    ///   - overrides: settings from the environment and the command line, which win over the file.
+    ///   - environment: where `{env: NAME}` secrets are read.
+    public static func load(_ file: ConfigurationFile, overrides: WorkerSettings = WorkerSettings(),
+                            environment: [String: String], now: Date = Date(),
+                            connectionName: String = "pushworker") throws(ConfigurationProblems) -> LoadedConfiguration {
+        var findings = [ConfigurationFinding]()
+        let settings = file.settings.overridden(by: overrides)
+        func settingFinding(_ error: SettingError) {
+            let field = error.setting.contains(".") ? error.setting : "worker.\(error.setting)"
+            findings.append(ConfigurationFinding(file: file.path, line: file.lines[field], field: field, message: error.message))
+        }
+        var apps = [String: APNsConfiguration]()
+        var certificates = [CertificateExpiry]()
+        for app in file.apps {
+            guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, findings: &findings) else { continue }
+            let (configuration, expiry) = loaded
+            apps[app.name] = configuration
+            if let expiry {
+                certificates.append(expiry)
+                if let warning = expiry.warning(now: now) {
+                    let field = app.certificateField
+                    findings.append(ConfigurationFinding(.warning, file: file.path, line: app.lines[field], field: field, message: warning))
+                }
+            }
+        }
+        var worker: WorkerConfiguration?
+        do {
+            let (amqp, redis) = try settings.connections(connectionName: connectionName)
+            var configuration = WorkerConfiguration(amqp: amqp, redis: redis, apps: apps)
+            try settings.apply(to: &configuration)
+            worker = configuration
+        } catch {
+            settingFinding(error)
+        }
+        let problems = ConfigurationProblems(findings)
+        guard problems.errors.isEmpty, let worker else { throw problems }
+        return LoadedConfiguration(worker: worker, settings: settings, apps: file.apps,
+                                   warnings: findings.filter { $0.severity == .warning }, certificates: certificates)
+    }
+
+    /// One app's APNs settings with its credentials loaded; nil after recording why not.
+    static func apnsConfiguration(for app: AppEntry, path: String, environment: [String: String],
+                                  findings: inout [ConfigurationFinding]) -> (APNsConfiguration, CertificateExpiry?)? {
+        let before = findings.count
+        func fail(_ field: String, _ message: String) {
+            let full = "\(app.field).\(field)"
+            findings.append(ConfigurationFinding(file: path, line: app.lines[full] ?? app.lines[app.field], field: full, message: message))
+        }
+        var credentials: APNsConfiguration.Credentials?
+        var topic = app.topic
+        var expiry: CertificateExpiry?
+        if case let .token(key, keyID, teamID) = app.credentials {
+            let field = key.isFile ? "token.key_file" : "token.key"
+            switch key.bytes(environment: environment) {
+            case let .failure(error): fail(field, error.message)
+            case let .success(pem):
+                do { credentials = .token(try APNsTokenProvider(keyPEM: pem, keyID: keyID, teamID: teamID)) } catch {
+                    fail(field, "not a usable .p8 key: \(error.message)")
+                }
+            }
+        } else {
+            let (identity, file, field) = identity(of: app, environment: environment, fail: fail)
+            if let identity {
+                do throws(HTTP2Error) {
+                    let summary = try identity.inspect()
+                    do { topic = try APNsCertificateTopic.resolve(given: topic, certificate: summary, option: "topic") } catch {
+                        fail("topic", error.message)
+                    }
+                    expiry = CertificateExpiry(app: app.name, file: file, summary: summary)
+                    credentials = .certificate(identity)
+                } catch {
+                    fail(field, error.message)
+                }
+            }
+        }
+        guard let credentials, findings.count == before else { return nil }
+        var configuration = APNsConfiguration(environment: app.environment ?? .production, url: app.url,
+                                              port: app.port ?? 443, credentials: credentials, topic: topic)
+        configuration.extraCAFile = app.caFile
+        if let caFile = app.caFile, !FileManager.default.isReadableFile(atPath: caFile) { fail("ca_file", "cannot read \(caFile)") }
+        if let value = app.maxConnections { configuration.maxConnections = value }
+        if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
+        if let value = app.pingInterval { configuration.idlePingInterval = value }
+        if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
+        if let value = app.requestTimeout { configuration.requestTimeout = value }
+        if let value = app.connectTimeout { configuration.connectTimeout = value }
+        if let proxy = app.proxy {
+            do { configuration.proxy = try ProxyURL.parse(proxy) } catch { fail("proxy", error.message) }
+        }
+        do { _ = try configuration.endpoint() } catch { fail("url", error.message) }
+        guard findings.count == before else { return nil }
+        return (configuration, expiry)
+    }
+
+    /// The TLS identity of a certificate or PKCS#12 app, its file, and the field that names it.
+    private static func identity(of app: AppEntry, environment: [String: String],
+                                 fail: (String, String) -> Void) -> (TLSClientIdentity?, String, String) {
+        func password(_ source: SecretSource?, field: String) -> (ok: Bool, value: String?) {
+            guard let source else { return (true, nil) }
+            switch source.text(environment: environment) {
+            case let .success(text): return (true, text)
+            case let .failure(error):
+                fail(field, error.message)
+                return (false, nil)
+            }
+        }
+        switch app.credentials {
+        case let .certificate(certificateFile, keyFile, secret):
+            guard FileManager.default.isReadableFile(atPath: certificateFile) else {
+                fail("certificate.cert_file", "cannot read \(certificateFile)")
+                return (nil, certificateFile, "certificate.cert_file")
+            }
+            if let keyFile, !FileManager.default.isReadableFile(atPath: keyFile) {
+                fail("certificate.key_file", "cannot read \(keyFile)")
+                return (nil, certificateFile, "certificate.key_file")
+            }
+            let (ok, value) = password(secret, field: "certificate.password")
+            guard ok else { return (nil, certificateFile, "certificate.password") }
+            // Without key_file the certificate's file holds the key too.
+            return (.pem(certificateFile: certificateFile, privateKeyFile: keyFile ?? certificateFile, password: value), certificateFile, "certificate.cert_file")
+        case let .pkcs12(file, secret):
+            guard FileManager.default.isReadableFile(atPath: file) else {
+                fail("pkcs12.file", "cannot read \(file)")
+                return (nil, file, "pkcs12.file")
+            }
+            let (ok, value) = password(secret, field: "pkcs12.password")
+            guard ok else { return (nil, file, "pkcs12.password") }
+            return (.pkcs12(file: file, password: value ?? ""), file, "pkcs12.file")
+        case .token:
+            return (nil, "", "token")
+        }
+    }
+}
+
+extension AppEntry {
+    /// The field naming the certificate, where its warnings point.
+    var certificateField: String {
+        switch credentials {
+        case .certificate: "\(field).certificate.cert_file"
+        case .pkcs12: "\(field).pkcs12.file"
+        case .token: "\(field).token"
+        }
+    }
+}
+
+extension SecretSource {
+    var isFile: Bool { if case .file = self { true } else { false } }
+}

@@ -1,0 +1,98 @@
+import APNs
+import PushCore
+import Worker
+
+/// The configuration in effect, as YAML in the file's own shape, for `pushworker config check`:
+/// every value, defaults included, with secrets (key contents, passwords, URL passwords) as `***`.
+public enum EffectiveConfigurationText {
+    public static func render(_ loaded: LoadedConfiguration) -> String {
+        let worker = loaded.worker
+        let settings = loaded.settings
+        var lines = [String]()
+        lines.append("amqp:")
+        lines.append("  url: \(quoted(maskingPassword(in: worker.amqp.url)))")
+        if let caFile = worker.amqp.caFile { lines.append("  ca_file: \(quoted(caFile))") }
+        lines.append("redis:")
+        lines.append("  url: \(quoted(maskingPassword(in: settings.redisURL ?? WorkerSettings.defaultRedisURL)))")
+        lines.append("worker:")
+        lines.append("  prefetch: \(worker.tunesPrefetch ? "auto" : "\(worker.prefetch)")")
+        lines.append("  max_in_flight: \(worker.maxInFlight)")
+        lines.append("  chunk_size: \(worker.chunkSize)")
+        lines.append("  retry_delays: [\(worker.retry.delays.map(DurationText.format).joined(separator: ", "))]")
+        lines.append("  group_key_prefix: \(quoted(worker.groupKeyPrefix))")
+        lines.append("  max_message_bytes: \(worker.maxMessageBytes)")
+        lines.append("  max_bytes_in_flight: \(worker.maxBytesInFlight)")
+        lines.append("  max_redeliveries: \(worker.maxRedeliveries)")
+        lines.append("  completion_events: \(worker.completionEvents.rawValue)")
+        lines.append("  shutdown_timeout: \(DurationText.format(worker.shutdownTimeout))")
+        lines.append("  credentials_retry_interval: \(DurationText.format(worker.credentialsRetryInterval))")
+        lines.append("  job_queue: \(quoted(worker.jobQueue))")
+        lines.append("  results_exchange: \(quoted(worker.resultsExchange))")
+        lines.append("  status_port: \(settings.effectiveStatusPort)")
+        lines.append("  status_host: \(quoted(settings.effectiveStatusHost))")
+        lines.append("  log_level: \(settings.effectiveLogLevel.rawValue)")
+        lines.append("apps:")
+        for app in loaded.apps {
+            guard let apns = worker.apps[app.name] else { continue }
+            lines.append("  - name: \(quoted(app.name))")
+            lines.append("    platform: \(app.platform.rawValue)")
+            if let url = apns.url {
+                lines.append("    url: \(quoted(url))")
+            } else {
+                lines.append("    environment: \(apns.environment.rawValue)")
+                lines.append("    port: \(apns.port)")
+            }
+            lines.append("    topic: \(apns.topic.map(quoted) ?? "~")")
+            lines.append(contentsOf: credentialLines(app.credentials))
+            lines.append("    max_connections: \(apns.maxConnections)")
+            lines.append("    max_streams: \(apns.maxStreamsPerConnection)")
+            lines.append("    ping_interval: \(DurationText.format(apns.idlePingInterval))")
+            lines.append("    idle_timeout: \(DurationText.format(apns.idleConnectionTimeout))")
+            lines.append("    request_timeout: \(DurationText.format(apns.requestTimeout))")
+            lines.append("    connect_timeout: \(DurationText.format(apns.connectTimeout))")
+            if let caFile = apns.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
+            if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func credentialLines(_ credentials: AppEntry.Credentials) -> [String] {
+        switch credentials {
+        case let .token(key, keyID, teamID):
+            let keyLine: String
+            if case let .file(path) = key { keyLine = "      key_file: \(quoted(path))" } else { keyLine = "      key: \(masked(key))" }
+            return ["    token:", keyLine, "      key_id: \(keyID)", "      team_id: \(teamID)"]
+        case let .certificate(certificateFile, keyFile, password):
+            var lines = ["    certificate:", "      cert_file: \(quoted(certificateFile))"]
+            if let keyFile { lines.append("      key_file: \(quoted(keyFile))") }
+            if let password { lines.append("      password: \(masked(password))") }
+            return lines
+        case let .pkcs12(file, password):
+            var lines = ["    pkcs12:", "      file: \(quoted(file))"]
+            if let password { lines.append("      password: \(masked(password))") }
+            return lines
+        }
+    }
+
+    /// Where the secret comes from, never what it is (so the printed text reads back as a file).
+    static func masked(_ source: SecretSource) -> String {
+        switch source {
+        case let .file(path): "{file: \(quoted(path))}  # ***"
+        case let .environment(name, base64): "{env: \(name)\(base64 ? ", base64: true" : "")}  # ***"
+        }
+    }
+
+    /// `scheme://user:***@host…`: the rest of a URL is worth seeing, its password is not.
+    public static func maskingPassword(in url: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let at = rest.lastIndex(of: "@") else { return url }
+        let userInfo = rest[..<at]
+        guard let colon = userInfo.firstIndex(of: ":") else { return url }
+        return String(url[..<schemeEnd.upperBound]) + userInfo[..<colon] + ":***" + rest[at...]
+    }
+
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+    }
+}
