@@ -5,16 +5,8 @@ extension ConnectionLoop {
     /// the ones after it never ran, so they are answered as if disconnected (publishes and RPCs
     /// fail, consumer changes are kept for the next connection) before the error goes up.
     func perform(_ commands: [ClientCommand], on connection: AMQPConnection) throws(AMQPError) {
-        var index = commands.startIndex
-        do {
-            while index < commands.endIndex {
-                try perform(commands[index], on: connection)
-                index += 1
-            }
-        } catch {
-            handleWhileDisconnected(commands[(index + 1)...], reason: error)
-            throw error
-        }
+        try Self.each(commands, { command throws(AMQPError) in try perform(command, on: connection) },
+                      answeringTheRest: { rest, error in handleWhileDisconnected(rest, reason: error) })
         try send(policy.dueAcks(now: .now), on: connection)
         // Acks and publishes go out in one write once the loop has read what came in (`iterate`).
     }
@@ -98,14 +90,22 @@ extension ConnectionLoop {
 
     /// Publishes in order; when one throws, the rest fail with it (each completes exactly once).
     func publish(_ requests: [PublishRequest], on connection: AMQPConnection) throws(AMQPError) {
-        var index = requests.startIndex
+        try Self.each(requests, { request throws(AMQPError) in try publish(request, on: connection) },
+                      answeringTheRest: { rest, error in for request in rest { request.completion(.failure(error)) } })
+    }
+
+    /// Runs `body` on each item in order; when one throws, the items after it never ran and go to
+    /// `answeringTheRest` with the error (so each is answered exactly once), then the error goes up.
+    private static func each<Item>(_ items: [Item], _ body: (Item) throws(AMQPError) -> Void,
+                                   answeringTheRest: (ArraySlice<Item>, AMQPError) -> Void) throws(AMQPError) {
+        var index = items.startIndex
         do {
-            while index < requests.endIndex {
-                try publish(requests[index], on: connection)
+            while index < items.endIndex {
+                try body(items[index])
                 index += 1
             }
         } catch {
-            for request in requests[(index + 1)...] { request.completion(.failure(error)) }
+            answeringTheRest(items[(index + 1)...], error)
             throw error
         }
     }
