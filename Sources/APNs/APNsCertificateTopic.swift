@@ -1,6 +1,6 @@
 import HTTP2
 
-/// The topic a certificate-authenticated worker sends (PROTOCOLS.md §1.6): the one given, if the
+/// The topic a certificate-authenticated worker sends (Apple, "Establishing a certificate-based connection to APNs"): the one given, if the
 /// certificate covers it; otherwise the certificate's bundle ID. Checked at startup, so a topic
 /// the certificate does not cover fails once, not as TopicDisallowed for every device.
 public enum APNsCertificateTopic {

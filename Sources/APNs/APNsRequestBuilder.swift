@@ -2,7 +2,7 @@ import HTTP2
 import APNsCore
 import PushCore
 
-/// Turns a notification into the HTTP/2 request APNs expects (PROTOCOLS.md §1.2). Per-request
+/// Turns a notification into the HTTP/2 request APNs expects (Apple, "Sending notification requests to APNs"). Per-request
 /// values (`:path`, `apns-id`) are sent never-indexed so they don't churn the HPACK table; stable
 /// ones (authorization, topic, push type) are indexed and shared by every device of a job.
 struct APNsRequestBuilder: Sendable {

@@ -1,7 +1,7 @@
 import PushCore
 
 extension DeliveryOutcome {
-    /// Maps an APNs `:status` and `reason` to an outcome (PROTOCOLS.md §1.4). A reason this
+    /// Maps an APNs `:status` and `reason` to an outcome (Apple, "Handling notification responses from APNs"). A reason this
     /// project does not know falls back on the status class, so a new Apple reason never silently
     /// drops a device.
     public init(apnsStatus status: Int, reason: String?) {

@@ -1,4 +1,4 @@
-/// The topics of an APNs certificate's extension 1.2.840.113635.100.6.3.6 (PROTOCOLS.md §1.3): DER,
+/// The topics of an APNs certificate's extension 1.2.840.113635.100.6.3.6 (Apple's certificate topics extension): DER,
 /// a SEQUENCE whose UTF8String elements are the topics, each followed by a SEQUENCE naming its
 /// kind ("app", "voip", "complication"). Read by hand: the whole format is those two tags.
 enum CertificateTopics {

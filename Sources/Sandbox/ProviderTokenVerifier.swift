@@ -15,7 +15,7 @@ enum ProviderTokenCheck: Sendable, Hashable {
     case rejected(APNsReason)
 }
 
-/// Verifies an APNs provider token (JWT, ES256) the way APNs does (PROTOCOLS.md §1.5). Runs only
+/// Verifies an APNs provider token (JWT, ES256) the way APNs does (Apple, "Establishing a token-based connection to APNs"). Runs only
 /// when a connection presents a token it has not seen, so Foundation JSON is fine here.
 enum ProviderTokenVerifier {
     static func verify(_ jwt: Substring, keyring: SandboxKeyring) -> ProviderTokenCheck {

@@ -46,7 +46,7 @@ enum SandboxPipeline {
         )
 
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-        // The values observed from APNs (PROTOCOLS.md §1.7), with the stream limit APNs starts at.
+        // The values observed from APNs (as seen from api.push.apple.com), with the stream limit APNs starts at.
         connectionConfiguration.initialSettings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: connection.initialStreamLimit),
             HTTP2Setting(parameter: .headerTableSize, value: 4096),

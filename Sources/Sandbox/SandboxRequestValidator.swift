@@ -13,7 +13,7 @@ enum SandboxClientIdentity: Sendable, Hashable {
     case none
 }
 
-/// Applies APNs' request rules (PROTOCOLS.md §1.2–1.6) to one complete request, filling `draft`
+/// Applies APNs' request rules (Apple's "Sending notification requests to APNs" and the connection guides) to one complete request, filling `draft`
 /// as far as it gets so that rejected requests are recorded with what the client sent.
 struct SandboxRequestValidator {
     let keyring: SandboxKeyring

@@ -2,7 +2,7 @@ import Testing
 @testable import APNsCore
 import PushCore
 
-/// PROTOCOLS.md §1.4: the :status APNs pairs with each reason, and the action the table gives it.
+/// Apple, "Handling notification responses from APNs": the :status APNs pairs with each reason, and the action the table gives it.
 /// Actions: OK→sent, DROP→permanentFailure, TOKEN→tokenInvalid, RETRY/NEWCONN→retryable,
 /// AUTH→credentialsProblem, REFRESH (ExpiredProviderToken: regenerate the JWT, retry once)→refreshCredentials.
 private let responseTable: [String: (status: Int, action: String)] = [
@@ -53,7 +53,7 @@ private func outcomes(forAction action: String, reason: String) -> [DeliveryOutc
     }
 }
 
-@Suite("APNsReason and DeliveryOutcome (PROTOCOLS.md §1.4)")
+@Suite("APNsReason and DeliveryOutcome (Apple: handling notification responses)")
 struct DeliveryOutcomeTests {
     @Test("the enum lists exactly the reasons of the table")
     func reasonsMatchTable() {
@@ -120,7 +120,7 @@ struct DeliveryOutcomeTests {
     }
 }
 
-/// PROTOCOLS.md §1.3.
+/// Apple, "Sending notification requests to APNs" (apns-push-type).
 private let topicSuffixes: [APNsPushType: String?] = [
     .alert: nil, .background: nil, .mdm: nil,
     .location: ".location-query", .voip: ".voip", .complication: ".complication",
@@ -129,7 +129,7 @@ private let topicSuffixes: [APNsPushType: String?] = [
     .controls: ".push-type.controls",   // §9.1
 ]
 
-@Suite("APNsPushType (PROTOCOLS.md §1.3)")
+@Suite("APNsPushType (Apple: apns-push-type)")
 struct APNsPushTypeTests {
     @Test("raw values are the apns-push-type header values")
     func rawValues() {
