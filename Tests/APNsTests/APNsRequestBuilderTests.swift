@@ -154,16 +154,7 @@ import Testing
             #expect(otherHeaders.map { [$0.name, $0.value] } != baseHeaders.map { [$0.name, $0.value] },
                     "\(field) changes a header")
 
-            let cache = APNsHeaderCache()
-            var builds = 0
-            func build() throws(APNsRequestProblem) -> RequestHeaderBlock {
-                builds += 1
-                return RequestHeaderBlock(method: "POST", authority: "a", headers: [])
-            }
-            _ = try cache.block(for: base, authorization: "bearer 1", build: build)
-            _ = try cache.block(for: other, authorization: "bearer 1", build: build)
-            _ = try cache.block(for: other, authorization: "bearer 1", build: build)
-            #expect(builds == 2, "\(field) splits the cache")
+            #expect(try Self.blocksBuilt(for: [base, other, other]) == 2, "\(field) splits the cache")
         }
         let all = Set(Mirror(reflecting: base.headerFields).children.compactMap(\.label))
         #expect(covered == all, "every header field is changed once above")
@@ -172,15 +163,19 @@ import Testing
         perRequestOnly.token = DeviceToken(trustedHex: String(repeating: "cd", count: 32))
         perRequestOnly.apnsID = "x"
         perRequestOnly.payload = Array(#"{"aps":{"badge":1}}"#.utf8)
+        #expect(try Self.blocksBuilt(for: [base, perRequestOnly]) == 1, "device, apns-id and payload are sent per request: one block for both")
+    }
+
+    /// How many header blocks one cache builds for these notifications, sent in order.
+    static func blocksBuilt(for notifications: [APNsNotification]) throws -> Int {
         let cache = APNsHeaderCache()
         var builds = 0
         func build() throws(APNsRequestProblem) -> RequestHeaderBlock {
             builds += 1
             return RequestHeaderBlock(method: "POST", authority: "a", headers: [])
         }
-        _ = try cache.block(for: base, authorization: "bearer 1", build: build)
-        _ = try cache.block(for: perRequestOnly, authorization: "bearer 1", build: build)
-        #expect(builds == 1, "device, apns-id and payload are sent per request: one block for both")
+        for notification in notifications { _ = try cache.block(for: notification, authorization: "bearer 1", build: build) }
+        return builds
     }
 
     /// The labels of the fields whose values differ.
