@@ -86,4 +86,37 @@ import Testing
         try await client.deleteQueue(queue)
         await client.shutdown()
     }
+
+    /// A retune and a stop-then-resume while deliveries pour in: the cancel is not waited for in
+    /// place, so the deliveries still in flight reach the handler (and are acked) on the way to
+    /// its cancel-ok. Every message arrives exactly once, none redelivered, and the broker ends
+    /// with one consumer at the newest prefetch.
+    @Test func restartsWhileDeliveriesStreamDeliverEachMessageOnce() async throws {
+        let queue = Broker.uniqueName("streaming")
+        let client = try await Broker.connectedClient(topology: [.queue(name: queue, durable: false)], events: EventRecorder())
+        let total = 3000
+        for index in 0..<total {
+            try await client.publish(exchange: "", routingKey: queue, body: Array("\(index)".utf8), properties: AMQPProperties())
+        }
+        let collector = DeliveryCollector()
+        let handler: @Sendable (AMQPDelivery) -> Void = { delivery in
+            collector.add(delivery)
+            client.ack(delivery.tag)
+        }
+        client.consume(queue: queue, prefetch: 1000, handler: handler)
+        #expect(await collector.wait(for: 500))
+        client.consume(queue: queue, prefetch: 50, handler: handler)
+        #expect(await collector.wait(for: 1500))
+        client.stopConsuming()
+        client.consume(queue: queue, prefetch: 200, handler: handler)
+        #expect(await collector.wait(for: total))
+
+        #expect(try await client.consumerCount(queue: queue) == 1)
+        #expect(try await client.messageCount(queue: queue) == 0)
+        let bodies = collector.all.map { String(decoding: $0.body, as: UTF8.self) }
+        #expect(bodies.count == total && Set(bodies).count == total, "each message exactly once")
+        #expect(!collector.all.contains { $0.redelivered })
+        try await client.deleteQueue(queue)
+        await client.shutdown()
+    }
 }

@@ -33,8 +33,13 @@ extension ConnectionLoop {
             let tags = consumers.stopAll()
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             for tag in tags {
-                try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
+                try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
             }
+        case .admin where consumers.cancelInFlight:
+            // Answered after the cancel-ok, so an admin request sees every consumer change made
+            // before it (a consumer count after a stop counts 0), and no blocking RPC reads ahead
+            // of deliveries still in flight (`ConsumerTable+Consume`).
+            adminAfterCancel.append(command)
         case .admin(let request, let completion):
             try send(policy.allAcks(), on: connection)
             try connection.flushFrames()
@@ -114,28 +119,30 @@ extension ConnectionLoop {
                          handler: @escaping @Sendable (AMQPDelivery) -> Void, on connection: AMQPConnection) throws(AMQPError) {
         let step = consumers.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, bodyRoom: bodyRoom, handler: handler)
         policy.smallestPrefetch = consumers.smallestActivePrefetch
-        let tag: String
         switch step {
         case .unchanged:
             client.onEvent(.consumerStarted(queue: queue))
-            return
-        case .start(let started):
-            tag = started
+        case .start(let tag):
             try send(policy.allAcks(), on: connection)
-            try connection.flushFrames()
-        case .restart(let restarted):
-            tag = restarted
+            try start(tag, on: connection)
+        case .cancelThenStart(let tag):
             try send(policy.allAcks(), on: connection)
-            try connection.flushFrames()
-            try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
+            try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
+        case .startAfterCancel:
+            break
         }
+    }
+
+    /// Starts a consumer and tells the application. A refused consume (most likely the queue does
+    /// not exist: a 404 closes the consume channel) is not retried on every reconnect, which would
+    /// only loop: the consumer stops here and the application hears of it (a silent stop would
+    /// look like an empty queue).
+    func start(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
+        guard let queue = consumers[tag]?.queue else { return }
         do {
             try startConsumer(tag, on: connection)
         } catch {
-            // Most likely the queue does not exist (404 closes the consume channel):
-            // retrying on every reconnect would only loop, so this consumer stops here and
-            // the application hears of it (a silent stop would look like an empty queue).
-            consumers[tag]?.active = false
+            consumers.failedToStart(tag)
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             logger.error("AMQP consume failed", metadata: [LogKeys.queue: "\(queue)", LogKeys.error: "\(error)"])
             client.onEvent(.consumeFailed(queue: queue, reason: "\(error)"))
@@ -144,10 +151,15 @@ extension ConnectionLoop {
         client.onEvent(.consumerStarted(queue: queue))
     }
 
+    /// basic.qos and basic.consume, waited for: no delivery of this consumer comes before its
+    /// consume-ok.
     func startConsumer(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
         guard let consumer = consumers[tag] else { return }
+        try connection.flushFrames()
         try connection.qos(channel: Self.consumeChannel, prefetch: consumer.prefetch)
         try connection.consume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag)
+        consumers.started(tag)
+        policy.smallestPrefetch = consumers.smallestActivePrefetch
         logger.debug("AMQP consuming", metadata: [LogKeys.queue: "\(consumer.queue)", LogKeys.prefetch: "\(consumer.prefetch)"])
     }
 

@@ -33,10 +33,21 @@ extension ConnectionLoop {
 
         case .consumerCancelled(_, let consumerTag):
             guard let consumer = consumers[consumerTag] else { return }
-            consumers[consumerTag]?.active = false
+            consumers.cancelledByBroker(consumerTag)
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             logger.warning("AMQP consumer cancelled by broker", metadata: [LogKeys.queue: "\(consumer.queue)"])
             client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
+
+        case .cancelOk(let channel, let consumerTag):
+            guard channel == Self.consumeChannel else { return }
+            let startAgain = consumers.cancelConfirmed(consumerTag)
+            policy.smallestPrefetch = consumers.smallestActivePrefetch
+            if startAgain { try start(consumerTag, on: connection) }
+            if !consumers.cancelInFlight, !adminAfterCancel.isEmpty {
+                let held = adminAfterCancel
+                adminAfterCancel = []
+                try perform(held, on: connection)
+            }
 
         case .channelClosed(let channel, let error):
             switch channel {

@@ -21,9 +21,25 @@ final class ConnectionLoop {
         /// Asked per delivery: the most body bytes the application has room for now.
         let bodyRoom: (@Sendable () -> Int)?
         let handler: @Sendable (AMQPDelivery) -> Void
-        /// False after stopConsuming() or a server cancel: not restarted on reconnect, but its
-        /// in-flight deliveries still reach the handler.
-        var active: Bool
+        /// False after stopConsuming(), a server cancel or a refused consume: not restarted on
+        /// reconnect, but its in-flight deliveries still reach the handler.
+        var wanted: Bool
+        /// What the broker runs for this tag on the current connection.
+        var atBroker: AtBroker = .none
+
+        enum AtBroker: Equatable {
+            case none
+            case consuming(prefetch: UInt16)
+            /// basic.cancel sent, its cancel-ok not yet read: deliveries still arrive.
+            case cancelling(prefetch: UInt16)
+
+            var cancelSent: AtBroker {
+                switch self {
+                case .consuming(let prefetch), .cancelling(let prefetch): .cancelling(prefetch: prefetch)
+                case .none: .none
+                }
+            }
+        }
 
         /// The largest body of the next delivery to read whole; a larger one is read past and
         /// only its start kept (`AMQPDelivery.discardedBodySize`).
@@ -37,6 +53,8 @@ final class ConnectionLoop {
     var generation: UInt64 = 0
     var topology: [AMQPDeclaration]
     var consumers = ConsumerTable()
+    /// Admin requests that arrived while a basic.cancel was in flight, in order.
+    var adminAfterCancel: [ClientCommand] = []
     var policy: ConnectionPolicy
     var backoff: Backoff
     var reconnectAt = ContinuousClock.now
@@ -134,7 +152,7 @@ final class ConnectionLoop {
             do throws(AMQPError) {
                 // Nothing is outstanding between connections: `lose` and `stop` already reset.
                 try declare(topology, on: connection)
-                for tag in consumers.tags where consumers[tag]?.active == true {
+                for tag in consumers.connectionEnded() {
                     try startConsumer(tag, on: connection)
                 }
             } catch {
@@ -167,6 +185,10 @@ final class ConnectionLoop {
         let lost = AMQPError(code: .connectionLost, status: error.status,
                              message: "connection lost before the broker confirmed: \(error.message)")
         complete(policy.reset(failingWith: lost))
+        handleWhileDisconnected(adminAfterCancel[...], reason: lost)
+        adminAfterCancel = []
+        _ = consumers.connectionEnded()
+        policy.smallestPrefetch = consumers.smallestActivePrefetch
         client.markDisconnected(error)
         let delay = backoff.next()
         reconnectAt = .now + delay
@@ -226,7 +248,7 @@ final class ConnectionLoop {
                 try send(policy.allAcks(), on: connection)
                 try connection.flushFrames()
                 for tag in consumers.stopAll() {
-                    try connection.cancel(channel: Self.consumeChannel, consumerTag: tag)
+                    try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
                 }
             } catch {
                 logger.debug("AMQP error during shutdown", metadata: [LogKeys.error: "\(error)"])
@@ -234,6 +256,8 @@ final class ConnectionLoop {
             connection.close()
         }
         connection = nil
+        for command in adminAfterCancel { command.fail(with: shutdownError) }
+        adminAfterCancel = []
         complete(policy.reset(failingWith: shutdownError))
         logger.info("AMQP client stopped")
         client.markStopped()

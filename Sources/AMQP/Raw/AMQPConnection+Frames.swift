@@ -11,6 +11,8 @@ enum InboundFrame {
     case returned(channel: UInt16, replyCode: UInt16, replyText: String, exchange: String, routingKey: String,
                   properties: AMQPProperties, bodyCount: Int)
     case consumerCancelled(channel: UInt16, consumerTag: String)
+    /// The answer to our basic.cancel (`sendCancel`): the consumer gets no more deliveries.
+    case cancelOk(channel: UInt16, consumerTag: String)
     /// The server closed a channel; channel.close-ok was already sent.
     case channelClosed(channel: UInt16, error: AMQPError)
     /// The server closed the connection; connection.close-ok was already sent.
@@ -73,6 +75,9 @@ extension AMQPConnection {
             let consumerTag = Self.string(cancel.consumer_tag)
             if cancel.nowait == 0 { try sendCancelOk(channel: channel, consumerTag: consumerTag) }
             return .consumerCancelled(channel: channel, consumerTag: consumerTag)
+        case AMQP_BASIC_CANCEL_OK_METHOD:
+            let ok = decoded.assumingMemoryBound(to: amqp_basic_cancel_ok_t.self).pointee
+            return .cancelOk(channel: channel, consumerTag: Self.string(ok.consumer_tag))
         case AMQP_CHANNEL_CLOSE_METHOD:
             return .channelClosed(channel: channel, error: serverClose(method, channel: channel, "broker"))
         case AMQP_CONNECTION_CLOSE_METHOD:

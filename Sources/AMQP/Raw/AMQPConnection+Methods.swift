@@ -31,11 +31,14 @@ extension AMQPConnection {
         try check(amqp_get_rpc_reply(state), channel: channel, "basic.consume on '\(queue)'")
     }
 
-    func cancel(channel: UInt16, consumerTag: String) throws(AMQPError) {
+    /// basic.cancel, not waited for: its cancel-ok comes back through `readFrame` behind the
+    /// deliveries still in flight, which pass the body limit there. (rabbitmq-c's
+    /// `amqp_basic_cancel` would wait, and queue every delivery meanwhile whole in its memory.)
+    func sendCancel(channel: UInt16, consumerTag: String) throws(AMQPError) {
         try flushFrames()
         defer { recycleScratch() }
-        _ = amqp_basic_cancel(state, channel, try scratchBytes(consumerTag))
-        try check(amqp_get_rpc_reply(state), channel: channel, "basic.cancel")
+        var cancel = amqp_basic_cancel_t(consumer_tag: try scratchBytes(consumerTag), nowait: 0)
+        try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_CANCEL_METHOD, &cancel), "basic.cancel")
     }
 
     /// Answers a server-initiated basic.cancel that asked for a reply.
