@@ -73,6 +73,15 @@ final class ConsumptionGate: Sendable {
         }
     }
 
+    /// A reload changed the apps served: see `ConsumptionState.appsChanged`.
+    func appsChanged(to apps: Set<String>, renewed: Set<String>) {
+        for app in renewed { status.credentialsRecovered(app: app) }
+        let action = change { $0.appsChanged(to: apps, renewed: renewed) }
+        if action == .startConsuming {
+            logger.notice("consumption resumes: the reloaded apps are not held back")
+        }
+    }
+
     func credentialsFailed(app: String, reason: String) {
         if status.credentialsFailed(app: app, reason: reason) {
             logger.error("APNs refused the credentials of app \(app) (\(reason)). Its jobs wait until then (in the delay queues while other apps' jobs go on). Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.apnsReason: "\(reason)"])

@@ -51,7 +51,7 @@ struct ConsumptionState: Sendable, Equatable {
     /// The prefetch to consume with (`PrefetchTuner` changes it as jobs arrive).
     private(set) var prefetch: UInt16
     /// Every app the worker serves; empty: unknown, and then an app's reason stops consumption.
-    let apps: Set<String>
+    private(set) var apps: Set<String>
 
     init(prefetch: UInt16 = 20, apps: Set<String> = []) {
         self.prefetch = prefetch
@@ -98,6 +98,19 @@ struct ConsumptionState: Sendable, Equatable {
         let wasConsuming = isConsuming
         guard pauses.remove(reason) != nil else { return .none }
         return isConsuming && !wasConsuming ? .startConsuming : .none
+    }
+
+    /// A reload (SIGHUP): the apps served now are `apps`. Holds of apps taken out or `renewed`
+    /// (their credentials or host changed, so the cause may be gone) are lifted.
+    mutating func appsChanged(to apps: Set<String>, renewed: Set<String>) -> Action {
+        let wasConsuming = isConsuming
+        self.apps = apps
+        pauses = pauses.filter { reason in reason.app.map { apps.contains($0) && !renewed.contains($0) } ?? true }
+        switch (wasConsuming, isConsuming) {
+        case (false, true): return .startConsuming
+        case (true, false): return .stopConsuming
+        default: return .none
+        }
     }
 
     /// The broker cancelled our consumer: consume again only if nothing else holds us back.

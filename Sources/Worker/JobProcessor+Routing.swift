@@ -28,8 +28,9 @@ extension JobProcessor {
             }
             let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
                                        makeID: JobID.next)
-            guard clients[job.app] != nil else {
-                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(clients.keys.joined(separator: ", ")))")
+            let apps = roster.current.clients
+            guard apps[job.app] != nil else {
+                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(apps.keys.joined(separator: ", ")))")
             }
             return .success(job)
         } catch {

@@ -36,7 +36,7 @@ extension JobProcessor {
             settlement.counts.devices += devices.count
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
         } else if !devices.isEmpty {
-            let client = clients[job.app]!
+            let client = roster.client(for: job.app)!
             let ids = APNsIDRange(count: devices.count)
             var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, budget: devicesInFlight,
                                                    deliveredAt: started, latency: status.latency)
@@ -53,7 +53,7 @@ extension JobProcessor {
                started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
         settlement.sent(with: ids)
-        settlement.record(devices, breakers[settlement.job.app]!.screen(results, jobTopic: settlement.job.apns.topic != nil),
+        settlement.record(devices, roster.breaker(for: settlement.job.app)!.screen(results, jobTopic: settlement.job.apns.topic != nil),
                           retry: configuration.retry)
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
     }

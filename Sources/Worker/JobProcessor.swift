@@ -15,7 +15,8 @@ import Redis
 final class JobProcessor: Sendable {
     let configuration: WorkerConfiguration
     let amqp: AMQPClient
-    let clients: AppTable<APNsClient>
+    /// The apps and their APNs clients, replaced by a reload.
+    let roster: AppRoster
     let expander: GroupExpander
     let redis: RedisClient
     let status: WorkerStatus
@@ -27,34 +28,30 @@ final class JobProcessor: Sendable {
     let devicesInFlight: DevicesInFlight
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
-    /// Per app: answers that mean its configuration is wrong, not its devices.
-    let breakers: AppTable<ConfigurationBreaker>
     let logger: Logger
     let parser = JobParser.apns
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 
-    init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, clients: [String: APNsClient],
+    init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, roster: AppRoster,
          status: WorkerStatus, gate: ConsumptionGate, results: ResultPublisher, tasks: JobTasks, logger: Logger) {
         self.configuration = configuration
         self.amqp = amqp
-        self.clients = AppTable(clients)
+        self.roster = roster
         self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)
         self.redis = redis
         self.status = status
         self.gate = gate
         self.results = results
         self.tasks = tasks
-        let apnsClients = self.clients.allValues
         self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight) {
-            apnsClients.reduce(0) { $0 + $1.streamCapacity }
+            roster.current.clients.allValues.reduce(0) { $0 + $1.streamCapacity }
         }
         self.prefetchTuner = configuration.tunesPrefetch
             ? PrefetchTuner(initial: Int(configuration.prefetch), maxInFlight: configuration.maxInFlight,
                             maxBytesInFlight: configuration.maxBytesInFlight)
             : nil
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
-        self.breakers = self.clients.mapValues { _ in ConfigurationBreaker() }
         self.logger = logger
         self.logsSettledJobs = logger.logLevel <= .debug
     }
@@ -81,7 +78,8 @@ final class JobProcessor: Sendable {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
-        let client = clients[job.app]!
+        // Parsing found the app; a reload since keeps its client until this job settles.
+        let client = roster.client(for: job.app)!
         let ids = APNsIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency) { [self] results in

@@ -15,7 +15,8 @@ public final class PushWorker: Service, Sendable {
     private let logger: Logger
     private let amqp: AMQPClient
     private let redis: RedisClient
-    private let clients: [String: APNsClient]
+    /// The apps served and their APNs clients; `reload` replaces them.
+    private let roster: AppRoster
     private let gate: ConsumptionGate
     private let results: ResultPublisher
     private let processor: JobProcessor
@@ -39,13 +40,8 @@ public final class PushWorker: Service, Sendable {
         BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
-        var clients = [String: APNsClient]()
-        for (name, app) in configuration.apps {
-            var appLogger = logger
-            appLogger[metadataKey: "push.app"] = "\(name)"
-            clients[name] = try APNsClient(configuration: app, logger: appLogger)
-        }
-        self.clients = clients
+        let roster = AppRoster(clients: try Self.clients(for: configuration.apps, logger: logger))
+        self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
         let (connectionEvents, connectionEventsInput) = AsyncStream.makeStream(of: AMQPConnectionEvent.self)
@@ -71,7 +67,7 @@ public final class PushWorker: Service, Sendable {
         self.bodyBytes = BodyBytesInFlight(cap: configuration.maxBytesInFlight)
         self.gate = ConsumptionGate(amqp: amqp, status: status, configuration: configuration, delayed: delayed, logger: logger)
         self.results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
-        self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, clients: clients,
+        self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, roster: roster,
                                       status: status, gate: gate, results: results, tasks: jobTasks, logger: logger)
     }
 
@@ -81,7 +77,7 @@ public final class PushWorker: Service, Sendable {
         gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room })
         logger.info("worker started", metadata: [
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
-            "push.apps": "\(clients.keys.sorted().joined(separator: ","))",
+            "push.apps": "\(roster.current.clients.keys.joined(separator: ","))",
         ])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -135,7 +131,7 @@ public final class PushWorker: Service, Sendable {
     /// pause consumption above --max-bytes-in-flight) and hands it to the processor. A delivery
     /// whose body was not read for lack of room (`BodyBytesInFlight`) goes back to the queue.
     private func deliveryHandler() -> @Sendable (AMQPDelivery) -> Void {
-        let jobs = jobs, processor = processor, gate = gate, bodyBytes = bodyBytes
+        let jobs = jobs, processor = processor, gate = gate, bodyBytes = bodyBytes, roster = roster
         let maxMessageBytes = configuration.maxMessageBytes
         let heapReturn = HeapReturn.glibcAllocates ? HeapReturn() : nil
         @Sendable func memory(_ action: BodyBytesInFlight.Action) {
@@ -154,7 +150,9 @@ public final class PushWorker: Service, Sendable {
             guard jobs.start() else { return }
             let bytes = delivery.body.count
             memory(bodyBytes.take(bytes))
+            let generation = roster.enter()
             processor.start(delivery) {
+                roster.leave(generation)
                 memory(bodyBytes.give(bytes))
                 let stillInFlight = jobs.finish()
                 heapReturn?.jobFinished(stillInFlight: stillInFlight)
@@ -175,6 +173,39 @@ public final class PushWorker: Service, Sendable {
 
     private func shutdownConnections() async {
         await amqp.shutdown()
-        for client in clients.values { await client.shutdown() }
+        for client in roster.current.clients.allValues { await client.shutdown() }
+    }
+
+    private static func clients(for apps: [String: APNsConfiguration], logger: Logger) throws(APNsConfigurationError) -> [String: APNsClient] {
+        var clients = [String: APNsClient]()
+        for (name, app) in apps {
+            var appLogger = logger
+            appLogger[metadataKey: "push.app"] = "\(name)"
+            clients[name] = try APNsClient(configuration: app, logger: appLogger)
+        }
+        return clients
+    }
+
+    /// A reload (SIGHUP): from now on jobs find the apps of `apps`. Apps named in `unchanged` keep
+    /// their clients (connections, provider token, breaker); the others get new ones, and a hold
+    /// on them is lifted. Jobs already in flight finish with the clients they began with; those
+    /// clients are shut down once the last such job settled. Throws, changing nothing, when a
+    /// client cannot be made.
+    public func reload(apps: [String: APNsConfiguration], unchanged: Set<String>) throws(APNsConfigurationError) {
+        let kept = unchanged.intersection(apps.keys)
+        let fresh = try Self.clients(for: apps.filter { !kept.contains($0.key) }, logger: logger)
+        let old = roster.replace(with: fresh, keeping: kept)
+        gate.appsChanged(to: Set(apps.keys), renewed: Set(fresh.keys))
+        logger.notice("configuration reloaded: new jobs use it", metadata: [
+            "push.apps": "\(apps.keys.sorted().joined(separator: ","))",
+            "push.apps_renewed": "\(fresh.keys.sorted().joined(separator: ","))",
+        ])
+        let roster = roster, logger = logger
+        _ = jobTasks.submit {
+            let retired = await roster.retire(old)
+            for client in retired { await client.shutdown() }
+            logger.notice("configuration reload complete: the jobs begun before it settled, the connections it replaced are closed",
+                          metadata: ["push.clients_closed": "\(retired.count)"])
+        }
     }
 }

@@ -14,6 +14,8 @@ public struct LoadedConfiguration: Sendable {
     public var warnings: [ConfigurationFinding]
     /// Each certificate-authenticated app's certificate end, for warnings while running.
     public var certificates: [CertificateExpiry]
+    /// Per app: what a reload compares to keep or renew its client.
+    public var fingerprints: [String: AppFingerprint]
 }
 
 public enum ConfigurationLoader {
@@ -55,7 +57,9 @@ public enum ConfigurationLoader {
         let problems = ConfigurationProblems(findings)
         guard problems.errors.isEmpty, let worker else { throw problems }
         return LoadedConfiguration(worker: worker, settings: settings, apps: file.apps,
-                                   warnings: findings.filter { $0.severity == .warning }, certificates: certificates)
+                                   warnings: findings.filter { $0.severity == .warning }, certificates: certificates,
+                                   fingerprints: Dictionary(file.apps.map { ($0.name, AppFingerprint($0, environment: environment)) },
+                                                            uniquingKeysWith: { first, _ in first }))
     }
 
     /// One app's APNs settings with its credentials loaded; nil after recording why not.

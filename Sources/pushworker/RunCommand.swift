@@ -30,6 +30,10 @@ struct RunCommand: AsyncParsableCommand {
         var settings: WorkerSettings
         var certificates: [CertificateExpiry]
         var logger: Logger
+        /// The file's configuration as loaded, for SIGHUP's reload; nil without a file.
+        var loaded: LoadedConfiguration?
+        /// The environment's and the flags' settings, which win over the file's.
+        var overrides: WorkerSettings
     }
 
     func plan() throws -> Plan {
@@ -48,7 +52,8 @@ struct RunCommand: AsyncParsableCommand {
                let expiry = CertificateExpiry(app: configuration.apps.first?.key ?? "default", file: file, summary: summary) {
                 certificates.append(expiry)
             }
-            return Plan(configuration: configuration, settings: overrides, certificates: certificates, logger: logger)
+            return Plan(configuration: configuration, settings: overrides, certificates: certificates, logger: logger,
+                        loaded: nil, overrides: overrides)
         }
         let refused = apns.given + (app != nil || Env["app"] != nil ? ["--app"] : [])
         guard refused.isEmpty else {
@@ -69,7 +74,8 @@ struct RunCommand: AsyncParsableCommand {
                 "apns.auth": "\(apns.credentials.kind)", "apns.max_connections": "\(apns.maxConnections)",
             ])
         }
-        return Plan(configuration: loaded.worker, settings: loaded.settings, certificates: loaded.certificates, logger: logger)
+        return Plan(configuration: loaded.worker, settings: loaded.settings, certificates: loaded.certificates, logger: logger,
+                    loaded: loaded, overrides: overrides)
     }
 
     func run() async throws {
@@ -80,6 +86,10 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: worker)]
+        // Until shutdown; its end must not end the worker.
+        services.append(.init(service: ConfigurationReloader(path: self.worker.configFile, overrides: plan.overrides, worker: worker,
+                                                             logger: logger, running: plan.loaded),
+                              successTerminationBehavior: .ignore))
         if plan.settings.effectiveStatusPort > 0 {
             services.append(.init(service: StatusServer(host: plan.settings.effectiveStatusHost, port: plan.settings.effectiveStatusPort,
                                                         status: worker.status, logger: logger)))

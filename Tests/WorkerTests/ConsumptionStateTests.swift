@@ -45,6 +45,27 @@ struct ConsumptionStateTests {
     }
 
     /// A worker serving one app pauses for that app's trouble, as before: its jobs stay in the queue.
+    /// A reload: holds of apps taken out or renewed are lifted (the cause may be gone), other
+    /// holds stay, and consumption comes back once not every app is held.
+    @Test func aReloadLiftsTheHoldsOfRenewedAndRemovedApps() {
+        var state = ConsumptionState(apps: ["a", "b"])
+        _ = state.open()
+        _ = state.pause(.credentials(app: "a"))
+        let bothHeld = state.pause(.apnsUnavailable(app: "b"))
+        #expect(bothHeld == .stopConsuming)
+        let renewed = state.appsChanged(to: ["a", "b"], renewed: ["a"])
+        #expect(renewed == .startConsuming)
+        #expect(!state.isHeld(app: "a") && state.isHeld(app: "b"))
+        let removed = state.appsChanged(to: ["a", "c"], renewed: ["c"])
+        #expect(removed == .none)
+        #expect(state.heldApps.isEmpty && state.apps == ["a", "c"])
+        _ = state.pause(.credentials(app: "a"))
+        let onlyOther = state.pause(.credentials(app: "c"))
+        #expect(onlyOther == .stopConsuming)
+        let kept = state.appsChanged(to: ["a", "c"], renewed: [])
+        #expect(kept == .none && !state.isConsuming, "unchanged apps stay held")
+    }
+
     @Test func theOnlyAppsTroublePausesConsumption() {
         var state = ConsumptionState(apps: ["a"])
         _ = state.open()

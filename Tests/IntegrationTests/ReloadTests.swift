@@ -1,0 +1,162 @@
+import AMQP
+import Foundation
+import Sandbox
+import Testing
+
+/// SIGHUP re-reads the configuration file of a running `pushworker run --config` process.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct ReloadTests {
+    static let team = "TEAM123456"
+    static let oldKeyID = "KEYOLD0001", newKeyID = "KEYNEW0002"
+
+    /// A P-256 key pair from openssl: the .p8 file's path and the public key's PEM.
+    static func keyPair() throws -> (privateKeyFile: String, publicKeyPEM: String) {
+        let path = try CommandLineTests.tokenKey()
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["pkey", "-in", path, "-pubout"]
+        let output = Pipe()
+        openssl.standardOutput = output
+        try openssl.run()
+        let pem = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        openssl.waitUntilExit()
+        return (path, pem)
+    }
+
+    static func configuration(_ fixture: PipelineFixture, keyFile: String, keyID: String) -> String {
+        """
+        amqp:
+          url: \(PipelineFixture.amqpURL)
+        redis:
+          url: \(PipelineFixture.redisURL)
+        worker:
+          job_queue: \(fixture.jobQueue)
+          results_exchange: \(fixture.resultsExchange)
+          group_key_prefix: "\(fixture.groupPrefix)"
+          retry_delays: [300ms, 300ms]
+          shutdown_timeout: 5s
+          log_level: info
+        apps:
+          - name: default
+            url: https://127.0.0.1:\(fixture.port)
+            ca_file: \(fixture.sandbox.material.caCertificateFile)
+            topic: com.example.app
+            token:
+              key_file: \(keyFile)
+              key_id: \(keyID)
+              team_id: \(team)
+            max_connections: 2
+            request_timeout: 30s
+        """
+    }
+
+    /// Under load, an invalid file is refused (the old key goes on), then a new key is swapped
+    /// in: jobs after the reload's end use only the new key, each device is delivered once, and
+    /// nothing is dead-lettered.
+    @Test func sighupRotatesTheKeyUnderLoadWithNothingLost() async throws {
+        let (oldKey, oldPublic) = try Self.keyPair()
+        let (newKey, newPublic) = try Self.keyPair()
+        defer { for file in [oldKey, newKey] { try? FileManager.default.removeItem(atPath: file) } }
+        try await PipelineFixture.with(sandbox: {
+            $0.tokenKeys = [SandboxTokenKey(keyID: Self.oldKeyID, teamID: Self.team, publicKeyPEM: oldPublic),
+                            SandboxTokenKey(keyID: Self.newKeyID, teamID: Self.team, publicKeyPEM: newPublic)]
+        }) { fixture in
+            let file = try ConfigCommandLineTests.file(Self.configuration(fixture, keyFile: oldKey, keyID: Self.oldKeyID))
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let worker = try WorkerProcess(arguments: ["run", "--config", file])
+            defer { worker.terminate() }
+            try await worker.waitForLog("worker started")
+
+            let perBatch = 300
+            func publish(_ range: Range<Int>) async throws {
+                for index in range {
+                    try await fixture.publish(#"{"id":"r-\#(index)","tokens":["\#(PipelineFixture.token(80_000 + index))"],"payload":{"aps":{"alert":"r"}}}"#)
+                }
+            }
+            func accepted() -> [ReceivedNotification] { fixture.sandbox.received().filter { $0.status == 200 } }
+
+            try await publish(0..<perBatch)
+            try await waitUntil("a third of the first jobs is delivered") { accepted().count >= perBatch / 3 }
+
+            // A file with an error: refused, and the running key goes on.
+            try "apps: [{name: default, no_such_field: 1}]\n".write(toFile: file, atomically: true, encoding: .utf8)
+            worker.signal(SIGHUP)
+            try await worker.waitForLog("configuration reload refused")
+            #expect(worker.isRunning)
+
+            try Self.configuration(fixture, keyFile: newKey, keyID: Self.newKeyID).write(toFile: file, atomically: true, encoding: .utf8)
+            worker.signal(SIGHUP)
+            try await worker.waitForLog("configuration reload complete")
+            let afterReload = fixture.sandbox.received().count
+            try await publish(perBatch..<(2 * perBatch))
+            try await waitUntil("every job is delivered") { Set(accepted().map(\.token)).count == 2 * perBatch }
+
+            let delivered = accepted()
+            #expect(delivered.count == 2 * perBatch, "each device once")
+            #expect(delivered.contains { $0.authentication == "token:\(Self.oldKeyID)" }, "the old key served the first jobs")
+            let later = fixture.sandbox.received()[afterReload...]
+            #expect(!later.isEmpty && later.allSatisfy { $0.authentication == "token:\(Self.newKeyID)" },
+                    "after the reload's end only the new key is used")
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            let status = try await worker.stop()
+            #expect(status == 0, "\(worker.log)")
+        }
+    }
+
+    private func waitUntil(_ what: String, timeout: Duration = .seconds(90), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out: \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// A `pushworker` process with its output in a file, to wait for its log lines and signal it.
+final class WorkerProcess: @unchecked Sendable {
+    let process = Process()
+    let logFile: String
+
+    init(arguments: [String]) throws {
+        logFile = NSTemporaryDirectory() + "pushworker-\(UUID().uuidString.prefix(8)).log"
+        _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        process.executableURL = CommandLineTests.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHWORKER_") }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
+    var isRunning: Bool { process.isRunning }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    func waitForLog(_ text: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while !log.contains(text) {
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                Issue.record("no \"\(text)\" in the worker's log:\n\(log)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// SIGTERM, then its exit status.
+    func stop() async throws -> Int32 {
+        signal(SIGTERM)
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        return process.terminationStatus
+    }
+
+    func terminate() {
+        if process.isRunning { signal(SIGKILL) }
+        try? FileManager.default.removeItem(atPath: logFile)
+    }
+}

@@ -1,0 +1,71 @@
+import APNs
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+@testable import Worker
+
+/// A reload's apps: new jobs get the new clients, jobs begun earlier keep theirs, and the clients a
+/// reload took out are handed back for shutdown only once those earlier jobs have settled.
+@Suite struct AppRosterTests {
+    /// A throwaway P-256 key made for these tests (it signs nothing that leaves the process).
+    static let keyPEM = Array("""
+        -----BEGIN PRIVATE KEY-----
+        MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgp4A8XvaSodTJaYXh
+        etPlXsA+SeVAYo12CG9TyFpnz42hRANCAARaY4Wrp3yddUvZJx28qlwdneCKZ1m3
+        V74f/XlxwSlU+ZUPm8vw1T3xxq8/wyloOKDWgJkQ7ShXlX7xLMzxeQqZ
+        -----END PRIVATE KEY-----
+        """.utf8)
+
+    static func client(_ topic: String) throws -> APNsClient {
+        let provider = try APNsTokenProvider(keyPEM: keyPEM, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        return try APNsClient(configuration: APNsConfiguration(url: "https://127.0.0.1:1", credentials: .token(provider), topic: topic),
+                              logger: Logger(label: "test"))
+    }
+
+    @Test func newJobsGetTheNewClientsAndEarlierJobsKeepTheirs() async throws {
+        let oldA = try Self.client("a"), oldB = try Self.client("b"), kept = try Self.client("k")
+        let roster = AppRoster(clients: ["a": oldA, "b": oldB, "k": kept])
+        let earlier = roster.enter()
+        let keptBreaker = roster.breaker(for: "k")
+
+        let newA = try Self.client("a2")
+        let old = roster.replace(with: ["a": newA], keeping: ["k"])
+        #expect(roster.client(for: "a") === newA)
+        #expect(roster.client(for: "k") === kept && roster.breaker(for: "k") === keptBreaker, "an unchanged app keeps its client")
+        #expect(roster.current.clients["b"] == nil, "b is no app for new jobs")
+        #expect(roster.client(for: "b") === oldB, "a job begun before the reload still finds b's client")
+        let later = roster.enter()
+
+        let retired = NIOLockedValueBox<[APNsClient]?>(nil)
+        let retirement = Task {
+            let clients = await roster.retire(old)
+            retired.withLockedValue { $0 = clients }
+        }
+        // Observed progress: the retirement waits; it cannot finish while the earlier job runs.
+        while roster.retirementsWaiting == 0 { await Task.yield() }
+        #expect(retired.withLockedValue { $0 } == nil)
+        roster.leave(later)
+        #expect(roster.retirementsWaiting == 1, "a job begun after the reload does not hold it up")
+        roster.leave(earlier)
+        await retirement.value
+        let closed = try #require(retired.withLockedValue { $0 })
+        #expect(Set(closed.map(ObjectIdentifier.init)) == [ObjectIdentifier(oldA), ObjectIdentifier(oldB)])
+        #expect(roster.client(for: "b") == nil, "once retired, a removed app is gone")
+    }
+
+    /// Two reloads in a row: a client the first kept and the second replaced is closed once, by
+    /// the second's retirement, after the jobs of both earlier generations settled.
+    @Test func aClientKeptByOneReloadIsClosedByTheNext() async throws {
+        let first = try Self.client("a")
+        let roster = AppRoster(clients: ["a": first])
+        let job = roster.enter()
+        let generation0 = roster.replace(with: [:], keeping: ["a"])
+        let second = try Self.client("a2")
+        let generation1 = roster.replace(with: ["a": second], keeping: [])
+        roster.leave(job)
+        let closedByFirst = await roster.retire(generation0)
+        let closedBySecond = await roster.retire(generation1)
+        #expect(closedByFirst.isEmpty)
+        #expect(closedBySecond.count == 1 && closedBySecond.first === first)
+    }
+}
