@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 final class AppRoster: Sendable {
     /// One generation's apps: immutable, read per job with one lock and one retain.
     final class Apps: Sendable {
+        /// One per reload; UInt64 never nears its end.
         let generation: UInt64
         let clients: AppTable<APNsClient>
         let breakers: AppTable<ConfigurationBreaker>
@@ -30,11 +31,17 @@ final class AppRoster: Sendable {
         var current: Apps
         /// Apps that reloads took out, newest first: jobs that started earlier still find them.
         var replaced: [Apps] = []
-        /// Jobs in flight per generation (only generations with jobs are kept).
-        var jobs: [UInt64: Int] = [:]
+        /// Jobs in flight of the current generation: a plain count, so that a job's `enter` and
+        /// `leave` cost no hashing (they are on the one-token path).
+        var currentJobs = 0
+        /// Jobs in flight of earlier generations (only generations with jobs are kept).
+        var earlierJobs: [UInt64: Int] = [:]
         var retiring: [Retiring] = []
 
-        func jobsBefore(_ generation: UInt64) -> Bool { jobs.contains { $0.key < generation && $0.value > 0 } }
+        func jobsBefore(_ generation: UInt64) -> Bool {
+            (current.generation < generation && currentJobs > 0)
+                || earlierJobs.contains { $0.key < generation && $0.value > 0 }
+        }
     }
 
     private let state: NIOLockedValueBox<State>
@@ -66,16 +73,19 @@ final class AppRoster: Sendable {
     /// A job begins: counted in the current generation, which it returns for `leave`.
     func enter() -> UInt64 {
         state.withLockedValue { state in
-            let generation = state.current.generation
-            state.jobs[generation, default: 0] += 1
-            return generation
+            state.currentJobs += 1
+            return state.current.generation
         }
     }
 
     func leave(_ generation: UInt64) {
         let due: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
-            state.jobs[generation, default: 0] -= 1
-            if state.jobs[generation] == 0 { state.jobs[generation] = nil }
+            guard generation != state.current.generation else {
+                state.currentJobs -= 1
+                return []
+            }
+            state.earlierJobs[generation, default: 0] -= 1
+            if state.earlierJobs[generation] == 0 { state.earlierJobs[generation] = nil }
             return Self.takeDue(&state)
         }
         for waiter in due { waiter.resume() }
@@ -95,6 +105,8 @@ final class AppRoster: Sendable {
                 merged[app] = client
                 breakers[app] = breaker
             }
+            if state.currentJobs > 0 { state.earlierJobs[old.generation] = state.currentJobs }
+            state.currentJobs = 0
             state.current = Apps(generation: old.generation &+ 1, clients: AppTable(merged), breakers: AppTable(breakers))
             state.replaced.insert(old, at: 0)
             return old
