@@ -31,15 +31,30 @@ echo "== starting the APNs sandbox on 127.0.0.1:2197 (it prints each notificatio
 pids+=($!)
 for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && break; sleep 0.1; done
 
+echo "== the worker's configuration file ($state/pushworker.yaml; examples/pushworker.yaml shows every key)"
+# The sandbox made its CA and token key at start: the file names them.
+cat > "$state/pushworker.yaml" <<YAML
+amqp:
+  url: amqp://guest:guest@127.0.0.1:5672/
+redis:
+  url: redis://127.0.0.1:6379/0
+worker:
+  retry_delays: [1s, 5s]
+apps:
+  - name: default
+    platform: apns
+    url: https://127.0.0.1:2197          # the sandbox instead of api.push.apple.com
+    ca_file: $state/sandbox/ca.pem
+    topic: com.example.app
+    token:
+      key_file: $state/sandbox/token-key.p8
+      key_id: SANDBOXKEY
+      team_id: SANDBOXTM1
+YAML
+"$bin" config check "$state/pushworker.yaml"
+
 echo "== starting a worker (token auth with the sandbox's generated key)"
-export PUSHWORKER_APNS_URL=https://127.0.0.1:2197
-export PUSHWORKER_APNS_CA_FILE=$state/sandbox/ca.pem
-export PUSHWORKER_APNS_KEY_FILE=$state/sandbox/token-key.p8
-export PUSHWORKER_APNS_KEY_ID=SANDBOXKEY
-export PUSHWORKER_APNS_TEAM_ID=SANDBOXTM1
-export PUSHWORKER_APNS_TOPIC=com.example.app
-export PUSHWORKER_RETRY_DELAYS=1s,5s
-"$bin" run &
+"$bin" run --config "$state/pushworker.yaml" &
 pids+=($!)
 
 echo "== subscribing to push.results (Python, pika)"
