@@ -22,6 +22,7 @@ public final class APNsClient: Sendable {
         http.requestTimeout = configuration.requestTimeout
         http.connectTimeout = configuration.connectTimeout
         http.maxStreamsPerConnection = configuration.maxStreamsPerConnection
+        http.maxRequestsPerSecondPerConnection = configuration.maxNotificationsPerSecondPerConnection
         http.idlePingInterval = configuration.idlePingInterval
         http.idleConnectionTimeout = configuration.idleConnectionTimeout
         // Only apns-id is read from a response (the reason and timestamp are in the body).

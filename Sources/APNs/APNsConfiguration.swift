@@ -34,6 +34,9 @@ public struct APNsConfiguration: Sendable {
     public var maxConnections: Int = 4
     /// Streams per connection at most; the connection's SETTINGS_MAX_CONCURRENT_STREAMS bounds it too.
     public var maxStreamsPerConnection: Int = 1000
+    /// Notifications started per second on each connection at most (nil: no limit). With every
+    /// connection at its limit another opens, up to `maxConnections`, before notifications wait.
+    public var maxNotificationsPerSecondPerConnection: Int?
     public var requestTimeout: Duration = .seconds(30)
     public var connectTimeout: Duration = .seconds(10)
     /// A connection quiet this long is PINGed, so a dead one is found before a request waits on it.

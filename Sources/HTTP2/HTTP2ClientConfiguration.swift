@@ -20,6 +20,10 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var maxConnections: Int = 4
     /// Local cap; the effective cap is also bounded by the peer's live SETTINGS_MAX_CONCURRENT_STREAMS.
     public var maxStreamsPerConnection: Int = 1000
+    /// At most this many requests start on one connection in any second (nil: no limit). With
+    /// every connection at its limit, the pool opens another (up to `maxConnections`) before
+    /// requests wait.
+    public var maxRequestsPerSecondPerConnection: Int?
     /// Response headers to keep (lowercase names); nil keeps all. Each kept header costs two
     /// Strings per response, so a client that reads one header says which.
     public var keptResponseHeaders: [String]?

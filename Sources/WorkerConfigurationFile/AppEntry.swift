@@ -25,6 +25,8 @@ public struct AppEntry: Sendable, Equatable {
     public var credentials: Credentials
     public var maxConnections: Int?
     public var maxStreams: Int?
+    /// Notifications started per second on each connection at most (pushd's `-r`).
+    public var notificationsPerSecond: Int?
     public var pingInterval: Duration?
     public var idleTimeout: Duration?
     public var requestTimeout: Duration?

@@ -15,8 +15,8 @@ public enum ConfigurationFileReader {
     ]
     static let appKeys = [
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
-        "max_connections", "max_streams", "ping_interval", "idle_timeout", "request_timeout", "connect_timeout",
-        "ca_file", "proxy",
+        "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
+        "connect_timeout", "ca_file", "proxy",
     ]
 
     public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
@@ -177,6 +177,8 @@ public enum ConfigurationFileReader {
         app.topic = topic
         app.maxConnections = reader.int(values["max_connections"], at: "\(field).max_connections", range: 1...1000)
         app.maxStreams = reader.int(values["max_streams"], at: "\(field).max_streams", range: 1...100_000)
+        app.notificationsPerSecond = reader.int(values["notifications_per_second"], at: "\(field).notifications_per_second",
+                                                range: 1...1_000_000)
         app.pingInterval = reader.duration(values["ping_interval"], at: "\(field).ping_interval")
         app.idleTimeout = reader.duration(values["idle_timeout"], at: "\(field).idle_timeout")
         app.requestTimeout = reader.duration(values["request_timeout"], at: "\(field).request_timeout")

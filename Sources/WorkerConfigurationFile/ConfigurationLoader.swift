@@ -104,6 +104,7 @@ public enum ConfigurationLoader {
         if let caFile = app.caFile, !FileManager.default.isReadableFile(atPath: caFile) { fail("ca_file", "cannot read \(caFile)") }
         if let value = app.maxConnections { configuration.maxConnections = value }
         if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
+        configuration.maxNotificationsPerSecondPerConnection = app.notificationsPerSecond
         if let value = app.pingInterval { configuration.idlePingInterval = value }
         if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
         if let value = app.requestTimeout { configuration.requestTimeout = value }

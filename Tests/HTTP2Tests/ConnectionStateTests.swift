@@ -47,7 +47,7 @@ import Testing
         var state = ConnectionState(parameters: Self.parameters, now: t0)
         #expect(state.phase == .resolving)
         #expect(state.isConnecting)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         #expect(state.resolved() == .connect)
         #expect(state.phase == .connecting)
         #expect(state.socketConnected() == .startTLS)
@@ -59,7 +59,7 @@ import Testing
         #expect(state.isUsable)
         #expect(state.lastActivity == readyAt)
         #expect(state.lastRequest == readyAt)
-        #expect(state.canOpenStream)
+        #expect(state.canOpenStream(now: t0))
     }
 
     @Test func setUpThroughProxyWritesCONNECTThenReadsTheReply() {
@@ -129,7 +129,7 @@ import Testing
         #expect(state.lastRequest == t0)
         #expect(state.lastActivity == t0)
         #expect(state.peerMaxConcurrentStreams == ConnectionState.initialPeerMaxConcurrentStreams)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         #expect(state.idleDeadline == nil)
     }
 
@@ -149,7 +149,7 @@ import Testing
         state.streamClosed(responded: true)
         #expect(state.phase == .closed)
         #expect(state.openStreams == 0)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         #expect(state.nextDeadline == nil)
         #expect(state.idleDeadline == nil)
     }
@@ -237,7 +237,7 @@ import Testing
         #expect(state.streamLimit == 10)
         #expect(state.streamCap == 1)
         state.streamOpened(now: t0)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         // A refused or reset stream is no response.
         state.streamClosed(responded: false)
         #expect(state.streamCap == 1)
@@ -246,10 +246,10 @@ import Testing
         #expect(state.receivedFirstResponse)
         #expect(state.streamCap == 10)
         for _ in 0..<10 {
-            #expect(state.canOpenStream)
+            #expect(state.canOpenStream(now: t0))
             state.streamOpened(now: t0)
         }
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
     }
 
     @Test func aLoweredPeerLimitStopsNewStreamsUntilEnoughClose() {
@@ -260,12 +260,12 @@ import Testing
         state.settingsReceived(maxConcurrentStreams: 2)
         #expect(state.streamCap == 2)
         #expect(state.streamLimit == 2)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         for _ in 0..<3 { state.streamClosed(responded: true) }
         #expect(state.openStreams == 2)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         state.streamClosed(responded: true)
-        #expect(state.canOpenStream)
+        #expect(state.canOpenStream(now: t0))
         // Raised above the local cap: the local cap holds.
         state.settingsReceived(maxConcurrentStreams: 1000)
         #expect(state.streamCap == 10)
@@ -289,10 +289,10 @@ import Testing
         var state = makeReady(peerLimit: 0)
         #expect(state.streamCap == 0)
         #expect(state.streamLimit == 0)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         state.settingsReceived(maxConcurrentStreams: 3)
         #expect(state.streamCap == 1)
-        #expect(state.canOpenStream)
+        #expect(state.canOpenStream(now: t0))
     }
 
     // MARK: Draining
@@ -305,13 +305,13 @@ import Testing
         #expect(state.goAwayReceived() == .reportGoAway)
         #expect(state.draining)
         #expect(!state.isUsable)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         #expect(state.phase == .ready, "streams in flight still get their responses")
         state.streamClosed(responded: true)
         state.streamClosed(responded: false)
         state.streamClosed(responded: true)
         #expect(state.openStreams == 0)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
         #expect(state.idleDeadline == nil, "the session ends it, not the idle close")
         // A second GOAWAY (the graceful sequence) is reported too.
         #expect(state.goAwayReceived() == .reportGoAway)
@@ -324,7 +324,7 @@ import Testing
         var state = makeReady()
         state.streamOpenFailed()
         #expect(state.draining)
-        #expect(!state.canOpenStream)
+        #expect(!state.canOpenStream(now: t0))
     }
 
     @Test func aGracefulCloseSendsGoAwayOnlyWhenReady() {
@@ -352,5 +352,46 @@ import Testing
         #expect(state.idleDeadline == t0 + .seconds(310))
         #expect(state.closeGracefully() == .sendGoAway)
         #expect(state.idleDeadline == nil)
+    }
+
+    // MARK: Request rate
+
+    /// At most N streams start in any one second, whatever their answers: the next one waits
+    /// until the oldest of the last N started a second ago, and the state says when that is.
+    @Test func theRequestRateHoldsBackTheNextStreamForTheRestOfTheSecond() {
+        var parameters = Self.parameters
+        parameters.maxRequestsPerSecond = 3
+        var state = ConnectionState(parameters: parameters, now: t0)
+        _ = state.resolved()
+        _ = state.socketConnected()
+        _ = state.handshakeCompleted(now: t0)
+        state.settingsReceived(maxConcurrentStreams: 100)
+        state.streamOpened(now: t0)
+        state.streamClosed(responded: true)
+        let starts = [t0 + .milliseconds(100), t0 + .milliseconds(200)]
+        for start in starts {
+            #expect(state.canOpenStream(now: start))
+            state.streamOpened(now: start)
+            state.streamClosed(responded: true)
+        }
+        let held = t0 + .milliseconds(500)
+        #expect(!state.canOpenStream(now: held), "three started within the second")
+        #expect(state.rateAllowsNextStream(now: held) == t0 + .seconds(1))
+        #expect(state.canOpenStream(now: t0 + .seconds(1)))
+        state.streamOpened(now: t0 + .seconds(1))
+        #expect(!state.canOpenStream(now: t0 + .milliseconds(1050)))
+        #expect(state.rateAllowsNextStream(now: t0 + .milliseconds(1050)) == t0 + .milliseconds(1100))
+        #expect(state.canOpenStream(now: t0 + .milliseconds(1100)))
+    }
+
+    /// Without a limit nothing is held back for rate, and a stream cap that is full is not a rate wait.
+    @Test func noRateLimitMeansNoRateWait() {
+        var state = makeReady(peerLimit: 1)
+        #expect(state.rateAllowsNextStream(now: t0) == nil)
+        state.streamOpened(now: t0)
+        state.streamClosed(responded: true)
+        state.streamOpened(now: t0)
+        #expect(!state.canOpenStream(now: t0))
+        #expect(state.rateAllowsNextStream(now: t0) == nil)
     }
 }

@@ -60,6 +60,7 @@ import Worker
             \(Self.tokenApp(keyFile: key))
                 max_connections: 2
                 max_streams: 100
+                notifications_per_second: 500
                 ping_interval: 30s
                 idle_timeout: 10m
                 request_timeout: 5s
@@ -97,6 +98,7 @@ import Worker
         #expect(news.topic == "com.example.news")
         #expect(news.maxConnections == 2)
         #expect(news.maxStreamsPerConnection == 100)
+        #expect(news.maxNotificationsPerSecondPerConnection == 500)
         #expect(news.idlePingInterval == .seconds(30))
         #expect(news.idleConnectionTimeout == .seconds(600))
         #expect(news.requestTimeout == .seconds(5))

@@ -70,7 +70,7 @@ final class Connection {
         return state.openStreams
     }
 
-    var canTakeRequest: Bool { state.canOpenStream }
+    func canTakeRequest(now: ContinuousClock.Instant) -> Bool { state.canOpenStream(now: now) }
 
     /// See `ConnectionState.streamLimit`.
     var streamLimit: Int? { state.streamLimit }

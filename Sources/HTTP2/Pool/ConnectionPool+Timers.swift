@@ -53,6 +53,12 @@ extension ConnectionPool {
             if usable > configuration.minConnections, let idle = connection.state.idleDeadline { next = min(next, idle) }
         }
         if queuedCount > 0, let connectNotBefore { next = min(next, connectNotBefore) }
+        if queuedCount > 0 {
+            // Requests wait for a connection's request rate: wake when the first lets one start.
+            for connection in connections {
+                if let start = connection.state.rateAllowsNextStream(now: now) { next = min(next, start) }
+            }
+        }
         guard next > now else { return 0 }
         let (seconds, attoseconds) = (next - now).components
         // Round up so the loop does not wake just before the deadline and spin.

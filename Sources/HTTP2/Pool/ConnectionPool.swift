@@ -96,7 +96,7 @@ final class ConnectionPool {
                 _ = queue.popFirst()
                 continue
             }
-            guard let connection = leastLoadedConnectionWithRoom() else { break }
+            guard let connection = leastLoadedConnectionWithRoom(now: now) else { break }
             _ = queue.popFirst()
             queuedCount -= 1
             if !connection.submit(request, now: now) {
@@ -106,9 +106,9 @@ final class ConnectionPool {
         if queuedCount > 0 { openConnectionIfAllowed(now: now) }
     }
 
-    private func leastLoadedConnectionWithRoom() -> Connection? {
+    private func leastLoadedConnectionWithRoom(now: ContinuousClock.Instant) -> Connection? {
         var best: Connection?
-        for connection in connections where connection.canTakeRequest {
+        for connection in connections where connection.canTakeRequest(now: now) {
             if best == nil || connection.inFlight < best!.inFlight { best = connection }
         }
         return best

@@ -28,21 +28,25 @@ struct ConnectionState {
         var pingTimeout: Duration
         /// No request for this long: the pool may close the connection.
         var idleTimeout: Duration
+        /// Requests started in any one second at most (nil: no limit).
+        var maxRequestsPerSecond: Int?
 
         init(maxStreams: Int, viaProxy: Bool, connectTimeout: Duration, pingInterval: Duration,
-             pingTimeout: Duration, idleTimeout: Duration) {
+             pingTimeout: Duration, idleTimeout: Duration, maxRequestsPerSecond: Int? = nil) {
             self.maxStreams = maxStreams
             self.viaProxy = viaProxy
             self.connectTimeout = connectTimeout
             self.pingInterval = pingInterval
             self.pingTimeout = pingTimeout
             self.idleTimeout = idleTimeout
+            self.maxRequestsPerSecond = maxRequestsPerSecond
         }
 
         init(configuration: HTTP2ClientConfiguration) {
             self.init(maxStreams: configuration.maxStreamsPerConnection, viaProxy: configuration.proxy != nil,
                       connectTimeout: configuration.connectTimeout, pingInterval: configuration.idlePingInterval,
-                      pingTimeout: configuration.requestTimeout, idleTimeout: configuration.idleConnectionTimeout)
+                      pingTimeout: configuration.requestTimeout, idleTimeout: configuration.idleConnectionTimeout,
+                      maxRequestsPerSecond: configuration.maxRequestsPerSecondPerConnection)
         }
     }
 
@@ -101,10 +105,12 @@ struct ConnectionState {
     private(set) var lastActivity: ContinuousClock.Instant
     private(set) var lastRequest: ContinuousClock.Instant
     private(set) var pingSentAt: ContinuousClock.Instant?
+    private(set) var rate: RequestRate?
 
     init(parameters: Parameters, now: ContinuousClock.Instant) {
         self.parameters = parameters
         connectDeadline = now + parameters.connectTimeout
+        rate = parameters.maxRequestsPerSecond.map(RequestRate.init(perSecond:))
         lastActivity = now
         lastRequest = now
     }
@@ -132,7 +138,16 @@ struct ConnectionState {
         receivedSettings ? max(0, min(parameters.maxStreams, peerMaxConcurrentStreams)) : nil
     }
 
-    var canOpenStream: Bool { isUsable && openStreams < streamCap }
+    /// A stream may open now: usable, under the stream cap, and under the request rate.
+    func canOpenStream(now: ContinuousClock.Instant) -> Bool {
+        isUsable && openStreams < streamCap && rate?.allows(now: now) != false
+    }
+
+    /// When the request rate lets the next stream open, while it holds one back now.
+    func rateAllowsNextStream(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        guard isUsable, openStreams < streamCap else { return nil }
+        return rate?.nextStart(now: now)
+    }
 
     /// When the pool may close this connection as idle: ready, not draining, no stream open.
     var idleDeadline: ContinuousClock.Instant? {
@@ -202,6 +217,7 @@ struct ConnectionState {
         guard phase == .ready else { return }
         openStreams += 1
         lastRequest = now
+        rate?.started(now: now)
     }
 
     /// The session could not open a stream (stream ids exhausted).

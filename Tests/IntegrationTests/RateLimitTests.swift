@@ -1,0 +1,62 @@
+import Foundation
+import Sandbox
+import Testing
+import Worker
+
+/// An app's `notifications_per_second` (per connection), checked against the sandbox's own record
+/// of when each request arrived and on which connection.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct RateLimitTests {
+    static let rate = 40
+
+    /// Sends `count` one-token jobs through a worker whose app allows `rate` per connection and
+    /// `connections` connections; returns what the sandbox accepted.
+    static func deliver(count: Int, connections: Int, seed: Int) async throws -> [ReceivedNotification] {
+        var accepted: [ReceivedNotification] = []
+        try await PipelineFixture.with { fixture in
+            var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
+            configuration.apps["default"]?.maxConnections = connections
+            configuration.apps["default"]?.maxNotificationsPerSecondPerConnection = rate
+            try fixture.startWorker(configuration)
+            let tokens = (0..<count).map { PipelineFixture.token(seed + $0) }
+            for (index, token) in tokens.enumerated() {
+                try await fixture.publish(#"{"id":"rate-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"r"}}}"#)
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Set(fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)).count < count {
+                guard ContinuousClock.now < deadline else { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            accepted = fixture.sandbox.received().filter { $0.status == 200 }
+        }
+        #expect(Set(accepted.map(\.token)).count == count, "every device delivered")
+        return accepted
+    }
+
+    /// The (rate + 1)-th request of a connection never arrives within a second of the first of
+    /// those rate + 1: the limit holds in every window, not on average. Arrival times differ from
+    /// start times by the transit time only, so 100 ms of slack covers a loaded machine.
+    static func checkWindows(_ received: [ReceivedNotification]) {
+        for (connection, requests) in Dictionary(grouping: received, by: \.connectionID) {
+            let arrivals = requests.map(\.receivedAt).sorted()
+            guard arrivals.count > rate else { continue }
+            for index in rate..<arrivals.count {
+                let span = arrivals[index] - arrivals[index - rate]
+                #expect(span >= .milliseconds(900), "connection \(connection): \(rate + 1) requests within \(span)")
+            }
+        }
+    }
+
+    @Test func oneConnectionNeverStartsMoreThanTheRateInAnySecond() async throws {
+        let received = try await Self.deliver(count: 3 * Self.rate, connections: 1, seed: 90_000)
+        #expect(Set(received.map(\.connectionID)).count == 1)
+        Self.checkWindows(received)
+    }
+
+    /// At the limit the pool opens more connections (up to the maximum) before requests wait.
+    @Test func atTheLimitMoreConnectionsOpen() async throws {
+        let received = try await Self.deliver(count: 6 * Self.rate, connections: 3, seed: 91_000)
+        #expect(Set(received.map(\.connectionID)).count == 3, "three connections share the load")
+        Self.checkWindows(received)
+    }
+}
