@@ -37,6 +37,9 @@ public struct APNsConfiguration: Sendable {
     /// Notifications started per second on each connection at most (nil: no limit). With every
     /// connection at its limit another opens, up to `maxConnections`, before notifications wait.
     public var maxNotificationsPerSecondPerConnection: Int?
+    /// What the worker does with this app's invalid tokens: remove each from the Redis groups
+    /// its job's devices came from (pushd removed a device on 410).
+    public var pruneInvalidTokens = false
     public var requestTimeout: Duration = .seconds(30)
     public var connectTimeout: Duration = .seconds(10)
     /// A connection quiet this long is PINGed, so a dead one is found before a request waits on it.

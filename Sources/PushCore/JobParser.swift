@@ -2,7 +2,7 @@
 /// fields every job has are read here; the platform's own ones by its `PlatformJobRules`.
 public struct JobParser: Sendable {
     /// The fields of every job, whatever its platform.
-    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "expiration", "payload", "attempts", "chunk"]
+    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "expiration", "payload", "attempts", "chunk"]
     public static let maxIDLength = 200
     public static let maxAppLength = 64
     public static let maxGroupNameLength = 255
@@ -47,7 +47,8 @@ public struct JobParser: Sendable {
             throw JobRejection(field: "app", "must be 1–\(Self.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
         }
         let tokens = try parseTokens(object["tokens"])
-        let groups = try parseGroups(object["groups"])
+        let groups = try parseGroups(object["groups"], field: "groups")
+        let sourceGroups = try parseGroups(object["source_groups"], field: "source_groups")
         guard !tokens.isEmpty || !groups.isEmpty else {
             throw JobRejection(field: "tokens", "the job names no devices: give at least one token in \"tokens\" or one group in \"groups\"")
         }
@@ -68,7 +69,7 @@ public struct JobParser: Sendable {
         let attempts = try object.integer("attempts", range: 0...1000) ?? 0
         let chunk = try object.integer("chunk", range: 0...Int(Int32.max))
 
-        return PushJob(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration, options: options,
+        return PushJob(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, expiration: expiration, options: options,
                        payload: payloadBytes, attempts: attempts, chunk: chunk)
     }
 
@@ -95,13 +96,13 @@ public struct JobParser: Sendable {
         return tokens
     }
 
-    private func parseGroups(_ value: JSONValue?) throws(JobRejection) -> [String] {
+    private func parseGroups(_ value: JSONValue?, field: String) throws(JobRejection) -> [String] {
         guard let value, value != .null else { return [] }
         guard case let .array(array) = value else {
-            throw JobRejection(field: "groups", "must be an array of group names, got \(value.typeName)")
+            throw JobRejection(field: field, "must be an array of group names, got \(value.typeName)")
         }
         guard array.count <= Self.maxGroups else {
-            throw JobRejection(field: "groups", "names \(array.count) groups; at most \(Self.maxGroups) are allowed in one job")
+            throw JobRejection(field: field, "names \(array.count) groups; at most \(Self.maxGroups) are allowed in one job")
         }
         var groups = [String]()
         groups.reserveCapacity(array.count)
@@ -109,14 +110,14 @@ public struct JobParser: Sendable {
         if array.count > 1 { seen.reserveCapacity(array.count) }
         for (index, element) in array.enumerated() {
             guard case let .string(name) = element else {
-                throw JobRejection(field: "groups[\(index)]", "must be a string, got \(element.typeName)")
+                throw JobRejection(field: "\(field)[\(index)]", "must be a string, got \(element.typeName)")
             }
             guard name.utf8.count <= Self.maxGroupNameLength else {
-                throw JobRejection(field: "groups[\(index)]", "is \(name.utf8.count) bytes; at most \(Self.maxGroupNameLength) allowed")
+                throw JobRejection(field: "\(field)[\(index)]", "is \(name.utf8.count) bytes; at most \(Self.maxGroupNameLength) allowed")
             }
-            try Self.rejectControlCharacters(in: name, field: "groups[\(index)]")
+            try Self.rejectControlCharacters(in: name, field: "\(field)[\(index)]")
             guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
-                throw JobRejection(field: "groups[\(index)]", "must be 1–\(Self.maxGroupNameLength) bytes without spaces")
+                throw JobRejection(field: "\(field)[\(index)]", "must be 1–\(Self.maxGroupNameLength) bytes without spaces")
             }
             // A group named twice is expanded once.
             if array.count == 1 || seen.insert(GroupName(name)).inserted { groups.append(name) }

@@ -1,7 +1,8 @@
 /// What the worker tells applications on the `push.results` topic exchange (DESIGN.md "Events").
 public enum PushEvent: Sendable, Hashable {
     /// `requestID`: the id the request carried (APNs' `apns-id`), nil when none was sent.
-    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?, requestID: String? = nil)
+    /// `prunedFrom`: the groups the token was removed from (the app's `prune_invalid_tokens`).
+    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?, requestID: String? = nil, prunedFrom: [String] = [])
     case deliveryFailed(token: String, status: Int, reason: String, attempts: Int, requestID: String? = nil)
     /// `excerpt`: the start of the message, when the dead-letter copy could not keep it whole.
     case jobRejected(error: String, field: String?, excerpt: String? = nil)
@@ -28,12 +29,13 @@ public enum PushEvent: Sendable, Hashable {
         writer.field(Names.app, app)
         writer.field(Names.time, time: time)
         switch self {
-        case let .tokenInvalid(token, reason, status, timestamp, requestID):
+        case let .tokenInvalid(token, reason, status, timestamp, requestID, prunedFrom):
             writer.field("token", token)
             writer.field("reason", reason)
             writer.field("status", status)
             writer.field("timestamp", timestamp)
             if let requestID { writer.field("apns_id", requestID) }
+            if !prunedFrom.isEmpty { writer.field("removed_from_groups", strings: prunedFrom) }
         case let .deliveryFailed(token, status, reason, attempts, requestID):
             writer.field("token", token)
             writer.field("status", status)

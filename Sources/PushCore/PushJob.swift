@@ -10,6 +10,7 @@ public struct PushJob: Sendable, Hashable {
         var app: String
         var tokens: [DeviceToken]
         var groups: [String]
+        var sourceGroups: [String]
         var expiration: Int
         var options: Options
         var payload: [UInt8]
@@ -56,6 +57,15 @@ public struct PushJob: Sendable, Hashable {
         get { shared.fields.groups }
         set { update { $0.groups = newValue } }
     }
+    /// The groups a chunk or retry job's devices were expanded from (the worker sets it; it is not
+    /// expanded again): where an app's `prune_invalid_tokens` removes an invalid token from.
+    public var sourceGroups: [String] {
+        get { shared.fields.sourceGroups }
+        set { update { $0.sourceGroups = newValue } }
+    }
+    /// The groups this job's devices may have come from: its own, or those of the job it was
+    /// derived from.
+    public var prunableGroups: [String] { groups.isEmpty ? sourceGroups : groups }
     /// Absolute UNIX seconds; 0 means "one attempt, not stored by the platform".
     public var expiration: Int {
         get { shared.fields.expiration }
@@ -82,18 +92,20 @@ public struct PushJob: Sendable, Hashable {
         set { update { $0.chunk = newValue } }
     }
 
-    public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], expiration: Int = 0,
-                options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
-        shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, expiration: expiration,
+    public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], sourceGroups: [String] = [],
+                expiration: Int = 0, options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
+        shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, expiration: expiration,
                                options: Options(value: options), payload: payload, attempts: attempts, chunk: chunk))
     }
 
     /// The same notification for other devices: used for chunks of a fan-out and for retries.
     public func derived(tokens: [DeviceToken], attempts: Int, chunk: Int?) -> PushJob {
         var job = self
+        let sourceGroups = prunableGroups
         job.update {
             $0.tokens = tokens
             $0.groups = []
+            $0.sourceGroups = sourceGroups
             $0.attempts = attempts
             $0.chunk = chunk
         }
@@ -108,6 +120,7 @@ public struct PushJob: Sendable, Hashable {
         writer.field("app", app)
         writer.field("tokens", strings: tokens.map(\.given))
         if !groups.isEmpty { writer.field("groups", strings: groups) }
+        if !sourceGroups.isEmpty { writer.field("source_groups", strings: sourceGroups) }
         options.write(into: &writer)
         writer.field("expiration", expiration)
         if attempts > 0 { writer.field("attempts", attempts) }

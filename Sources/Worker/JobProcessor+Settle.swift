@@ -14,8 +14,18 @@ extension JobProcessor {
     }
 
     /// Publishes the job's events (and retry or held jobs); once the broker confirmed them all,
-    /// acks the delivery and calls `done(true)`.
+    /// acks the delivery and calls `done(true)`. An app that prunes invalid tokens has them removed
+    /// from their groups first (`JobProcessor+Prune`).
     func settle(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog, done: @escaping @Sendable (Bool) -> Void) {
+        guard prunes(settlement) else { return publish(delivery, settlement, log: log, done: done) }
+        run(orElse: { [self] in publish(delivery, settlement, log: log, done: done) }) { [self] in
+            var pruned = settlement
+            await pruneInvalidTokens(&pruned, log: log)
+            publish(delivery, pruned, log: log, done: done)
+        }
+    }
+
+    private func publish(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog, done: @escaping @Sendable (Bool) -> Void) {
         let job = settlement.job
         if let reason = settlement.credentialsReason {
             // Stop taking jobs at once: every further one would fail the same way.

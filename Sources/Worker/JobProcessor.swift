@@ -124,7 +124,7 @@ final class JobProcessor: Sendable {
 
     /// In the worker's task group (`JobTasks`). Refused only after every job settled, which this
     /// one has not: `refused` (the delivery stays unacked) is there for completeness.
-    private func run(orElse refused: @Sendable () -> Void, _ work: @escaping @Sendable () async -> Void) {
+    func run(orElse refused: @Sendable () -> Void, _ work: @escaping @Sendable () async -> Void) {
         if !tasks.submit(work) { refused() }
     }
 }

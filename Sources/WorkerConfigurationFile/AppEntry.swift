@@ -27,6 +27,8 @@ public struct AppEntry: Sendable, Equatable {
     public var maxStreams: Int?
     /// Notifications started per second on each connection at most (pushd's `-r`).
     public var notificationsPerSecond: Int?
+    /// Remove tokens APNs calls invalid from the groups they came from.
+    public var pruneInvalidTokens: Bool?
     public var pingInterval: Duration?
     public var idleTimeout: Duration?
     public var requestTimeout: Duration?

@@ -16,7 +16,7 @@ public enum ConfigurationFileReader {
     static let appKeys = [
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
-        "connect_timeout", "ca_file", "proxy",
+        "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens",
     ]
 
     public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
@@ -185,6 +185,7 @@ public enum ConfigurationFileReader {
         app.connectTimeout = reader.duration(values["connect_timeout"], at: "\(field).connect_timeout")
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
+        app.pruneInvalidTokens = reader.bool(values["prune_invalid_tokens"], at: "\(field).prune_invalid_tokens")
         app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
         return reader.findings.count == before && name != nil && credentials != nil ? app : nil
     }

@@ -105,6 +105,7 @@ public enum ConfigurationLoader {
         if let value = app.maxConnections { configuration.maxConnections = value }
         if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
         configuration.maxNotificationsPerSecondPerConnection = app.notificationsPerSecond
+        configuration.pruneInvalidTokens = app.pruneInvalidTokens ?? false
         if let value = app.pingInterval { configuration.idlePingInterval = value }
         if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
         if let value = app.requestTimeout { configuration.requestTimeout = value }

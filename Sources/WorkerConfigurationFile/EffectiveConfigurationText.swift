@@ -47,6 +47,7 @@ public enum EffectiveConfigurationText {
             lines.append("    max_connections: \(apns.maxConnections)")
             lines.append("    max_streams: \(apns.maxStreamsPerConnection)")
             if let rate = apns.maxNotificationsPerSecondPerConnection { lines.append("    notifications_per_second: \(rate)") }
+            lines.append("    prune_invalid_tokens: \(apns.pruneInvalidTokens)")
             lines.append("    ping_interval: \(DurationText.format(apns.idlePingInterval))")
             lines.append("    idle_timeout: \(DurationText.format(apns.idleConnectionTimeout))")
             lines.append("    request_timeout: \(DurationText.format(apns.requestTimeout))")

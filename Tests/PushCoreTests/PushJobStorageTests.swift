@@ -13,6 +13,7 @@ import Testing
         ("app", { $0.app = "b" }),
         ("tokens", { $0.tokens = [DeviceToken(trustedHex: Tok.c)] }),
         ("groups", { $0.groups = [] }),
+        ("sourceGroups", { $0.sourceGroups = ["s"] }),
         ("expiration", { $0.expiration = 0 }),
         ("options", { $0.options = APNsJobOptions(pushType: .background, priority: 10, collapseID: nil, topic: nil) }),
         ("payload", { $0.payload = Array("{}".utf8) }),
@@ -43,5 +44,22 @@ import Testing
         let retry = original.derived(tokens: [DeviceToken(trustedHex: Tok.c)], attempts: 2, chunk: nil)
         #expect(retry.groups.isEmpty && retry.attempts == 2 && retry.chunk == nil && retry.tokens.map(\.hex) == [Tok.c])
         #expect(original.groups == ["g"] && original.tokens.map(\.hex) == [Tok.a])
+    }
+}
+
+/// Chunk and retry jobs remember the groups their devices came from, through their JSON too.
+@Suite struct SourceGroupsTests {
+    @Test func derivedJobsKeepTheGroupsTheirDevicesCameFrom() throws {
+        let parser = JobParser.apns
+        let original = try parser.parse(Array(#"{"id":"j","groups":["a","b"],"payload":{"aps":{}}}"#.utf8), messageID: nil, now: 0, makeID: { "x" })
+        let token = DeviceToken(trustedHex: Tok.a)
+        let chunk = original.derived(tokens: [token], attempts: 0, chunk: 0)
+        #expect(chunk.groups.isEmpty && chunk.sourceGroups == ["a", "b"])
+        let retry = chunk.derived(tokens: [token], attempts: 1, chunk: 0)
+        #expect(retry.prunableGroups == ["a", "b"])
+        let reparsed = try parser.parse(retry.encoded(), messageID: nil, now: 0, makeID: { "x" })
+        #expect(reparsed.groups.isEmpty && reparsed.sourceGroups == ["a", "b"])
+        let plain = try parser.parse(Array(#"{"tokens":["\#(token.given)"],"payload":{"aps":{}}}"#.utf8), messageID: nil, now: 0, makeID: { "x" })
+        #expect(plain.prunableGroups.isEmpty)
     }
 }
