@@ -2,7 +2,7 @@
 /// fields every job has are read here; the platform's own ones by its `PlatformJobRules`.
 public struct JobParser: Sendable {
     /// The fields of every job, whatever its platform.
-    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "expiration", "payload", "attempts", "chunk"]
+    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "bulk", "expiration", "payload", "attempts", "chunk"]
     public static let maxIDLength = 200
     public static let maxAppLength = 64
     public static let maxGroupNameLength = 255
@@ -68,8 +68,9 @@ public struct JobParser: Sendable {
         let expiration = try parseExpiration(object["expiration"], now: now)
         let attempts = try object.integer("attempts", range: 0...1000) ?? 0
         let chunk = try object.integer("chunk", range: 0...Int(Int32.max))
+        let bulk = try object.boolean("bulk") ?? false
 
-        return PushJob(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, expiration: expiration, options: options,
+        return PushJob(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, bulk: bulk, expiration: expiration, options: options,
                        payload: payloadBytes, attempts: attempts, chunk: chunk)
     }
 
@@ -203,5 +204,14 @@ public struct JobFields {
             throw JobRejection(field: key, "must be an integer in \(range.lowerBound)…\(range.upperBound), got \(JobParser.rendered(value))")
         }
         return number
+    }
+
+    /// A boolean member; nil when absent or null.
+    public func boolean(_ key: String) throws(JobRejection) -> Bool? {
+        guard let value = self[key], value != .null else { return nil }
+        guard case let .bool(flag) = value else {
+            throw JobRejection(field: key, "must be true or false, got \(JobParser.rendered(value))")
+        }
+        return flag
     }
 }

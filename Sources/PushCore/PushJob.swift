@@ -11,6 +11,7 @@ public struct PushJob: Sendable, Hashable {
         var tokens: [DeviceToken]
         var groups: [String]
         var sourceGroups: [String]
+        var bulk: Bool
         var expiration: Int
         var options: Options
         var payload: [UInt8]
@@ -66,6 +67,12 @@ public struct PushJob: Sendable, Hashable {
     /// The groups this job's devices may have come from: its own, or those of the job it was
     /// derived from.
     public var prunableGroups: [String] { groups.isEmpty ? sourceGroups : groups }
+    /// Waits in the bulk lane: the publisher marked it, or it is a chunk of a fan-out (and its
+    /// retries stay bulk).
+    public var bulk: Bool {
+        get { shared.fields.bulk }
+        set { update { $0.bulk = newValue } }
+    }
     /// Absolute UNIX seconds; 0 means "one attempt, not stored by the platform".
     public var expiration: Int {
         get { shared.fields.expiration }
@@ -93,8 +100,9 @@ public struct PushJob: Sendable, Hashable {
     }
 
     public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], sourceGroups: [String] = [],
-                expiration: Int = 0, options: any PlatformOptions, payload: [UInt8], attempts: Int = 0, chunk: Int? = nil) {
-        shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, expiration: expiration,
+                bulk: Bool = false, expiration: Int = 0, options: any PlatformOptions, payload: [UInt8], attempts: Int = 0,
+                chunk: Int? = nil) {
+        shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, bulk: bulk, expiration: expiration,
                                options: Options(value: options), payload: payload, attempts: attempts, chunk: chunk))
     }
 
@@ -108,6 +116,8 @@ public struct PushJob: Sendable, Hashable {
             $0.sourceGroups = sourceGroups
             $0.attempts = attempts
             $0.chunk = chunk
+            // A fan-out's chunks are bulk; a retry keeps its job's lane.
+            if chunk != nil { $0.bulk = true }
         }
         return job
     }
@@ -121,6 +131,7 @@ public struct PushJob: Sendable, Hashable {
         writer.field("tokens", strings: tokens.map(\.given))
         if !groups.isEmpty { writer.field("groups", strings: groups) }
         if !sourceGroups.isEmpty { writer.field("source_groups", strings: sourceGroups) }
+        if bulk { writer.field("bulk", rawJSON: Array("true".utf8)) }
         options.write(into: &writer)
         writer.field("expiration", expiration)
         if attempts > 0 { writer.field("attempts", attempts) }

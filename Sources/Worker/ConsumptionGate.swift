@@ -142,8 +142,12 @@ final class ConsumptionGate: Sendable {
         case .none: break
         case .startConsuming, .restartConsuming:
             guard let handler = handler.withLockedValue({ $0 }) else { return }
+            let bodyRoom = bodyRoom.withLockedValue { $0 }
             amqp.consume(queue: configuration.jobQueue, prefetch: prefetch, maxBodyBytes: configuration.maxMessageBytes,
-                         bodyRoom: bodyRoom.withLockedValue { $0 }, handler: handler)
+                         bodyRoom: bodyRoom, handler: handler)
+            // The bulk lane, with its own fixed prefetch (a retune leaves its consumer as it is).
+            amqp.consume(queue: configuration.bulkQueue, prefetch: configuration.bulkPrefetch,
+                         maxBodyBytes: configuration.maxMessageBytes, bodyRoom: bodyRoom, handler: handler)
         case .stopConsuming:
             amqp.stopConsuming()
         }

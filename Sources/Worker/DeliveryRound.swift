@@ -14,7 +14,7 @@ enum DeliveryRound {
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
                      with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
                      latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
-        budget.acquire(devices.count) {
+        budget.acquire(devices.count, bulk: job.bulk) {
             sendNow(job, to: devices, ids: ids, positions: positions, with: client, budget: budget, deliveredAt: deliveredAt,
                     latency: latency, completion: completion)
         }
@@ -33,19 +33,20 @@ enum DeliveryRound {
         }
         switch devices.count {
         case 0:
-            budget.release(0)
+            budget.release(0, bulk: job.bulk)
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
             client.send(notification(0)) { result in
                 latency.record(since: deliveredAt)
-                budget.release(1)
+                budget.release(1, bulk: job.bulk)
                 completion([result])
             }
         default:
             let count = devices.count
+            let bulk = job.bulk
             let collector = ResultCollector(count: count) { results in
-                budget.release(count)
+                budget.release(count, bulk: bulk)
                 completion(results)
             }
             for index in devices.indices {

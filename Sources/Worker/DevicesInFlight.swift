@@ -4,76 +4,140 @@ import NIOConcurrencyHelpers
 /// (the pools' live stream capacity: connections × SETTINGS_MAX_CONCURRENT_STREAMS), capped by
 /// `--max-in-flight`. A round starts sending only while the budget has room, and gives its share
 /// back when its last answer is in; so one-device jobs (a large prefetch) and 1,000-device chunk
-/// jobs both keep the pipe full while the requests held stay bounded. Rounds wait in arrival order.
+/// jobs both keep the pipe full while the requests held stay bounded.
+///
+/// Two lanes. Bulk rounds (fan-out chunks, jobs marked bulk) use at most `bulkShare` of the
+/// budget, so the rest is always there for transactional ones (a password reset behind a
+/// broadcast); and whenever room comes back, waiting transactional rounds start before waiting
+/// bulk ones. Within a lane, rounds start in arrival order.
 final class DevicesInFlight: Sendable {
     private struct Waiting {
         var count: Int
         var start: @Sendable () -> Void
     }
 
-    private struct State {
-        var inFlight = 0
-        /// A FIFO: `head` is the next to start; compacted once half of it is spent.
-        var waiting: [Waiting] = []
+    /// A FIFO: `head` is the next to start; compacted once half of it is spent.
+    private struct Line {
+        var items: [Waiting] = []
         var head = 0
 
-        var hasWaiting: Bool { head < waiting.count }
+        var isEmpty: Bool { head == items.count }
+        var first: Waiting { items[head] }
+
+        mutating func append(_ item: Waiting) { items.append(item) }
+
+        mutating func removeFirst() -> Waiting {
+            let item = items[head]
+            head += 1
+            if head == items.count {
+                items.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= items.count {
+                items.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
+    }
+
+    private struct State {
+        var inFlight = 0
+        var bulkInFlight = 0
+        var transactional = Line()
+        var bulk = Line()
+
+        /// A round larger than the whole budget starts once nothing else is in flight.
+        func fits(_ share: Int, capacity: Int) -> Bool {
+            inFlight + share <= capacity || inFlight == 0
+        }
+
+        /// Bulk rounds stay within their cap (one alone always may: the budget shrank below it).
+        func fitsBulk(_ share: Int, capacity: Int, bulkCap: Int) -> Bool {
+            fits(share, capacity: capacity) && (bulkInFlight + share <= bulkCap || bulkInFlight == 0)
+        }
     }
 
     /// `--max-in-flight`: the most the budget ever is, and the most one round takes.
     let limit: Int
+    /// The part of the budget bulk rounds may use, in percent.
+    let bulkSharePercent: Int
+    /// The most one bulk round takes: a chunk larger than the bulk share counts as the share, so
+    /// that it can never take the room kept for transactional rounds.
+    let bulkLimit: Int
     private let streamCapacity: @Sendable () -> Int
     private let state = NIOLockedValueBox(State())
 
-    /// - Parameter streamCapacity: how many requests the APNs connections take now (an atomic
-    ///   load: it is read for every round).
-    init(limit: Int, streamCapacity: @escaping @Sendable () -> Int = { .max }) {
+    /// - Parameter streamCapacity: how many requests the APNs connections take now (read for every round).
+    init(limit: Int, bulkSharePercent: Int = 80, streamCapacity: @escaping @Sendable () -> Int = { .max }) {
         self.limit = max(1, limit)
+        self.bulkSharePercent = min(100, max(1, bulkSharePercent))
+        self.bulkLimit = max(1, self.limit * self.bulkSharePercent / 100)
         self.streamCapacity = streamCapacity
     }
 
     /// The budget now.
     var capacity: Int { max(1, min(limit, streamCapacity())) }
 
-    var current: Int { state.withLockedValue { $0.inFlight } }
+    private func bulkCap(_ capacity: Int) -> Int { max(1, capacity * bulkSharePercent / 100) }
 
-    /// Runs `start` now if `count` more fit (a round larger than the whole budget starts alone,
-    /// once nothing else is in flight), else once enough came back; `start` may then run on the
-    /// thread that released them.
-    func acquire(_ count: Int, then start: @escaping @Sendable () -> Void) {
-        let share = min(max(count, 0), limit)
+    /// What a round of `count` devices counts against the budget: the same when it starts and ends.
+    private func share(of count: Int, bulk: Bool) -> Int { min(max(count, 0), bulk ? bulkLimit : limit) }
+
+    var current: Int { state.withLockedValue { $0.inFlight } }
+    var currentBulk: Int { state.withLockedValue { $0.bulkInFlight } }
+
+    /// Runs `start` now if `count` more fit, else once enough came back; `start` may then run on
+    /// the thread that released them.
+    func acquire(_ count: Int, bulk: Bool = false, then start: @escaping @Sendable () -> Void) {
+        let share = self.share(of: count, bulk: bulk)
         let capacity = self.capacity
+        let bulkCap = self.bulkCap(capacity)
         let now = state.withLockedValue { state in
-            if !state.hasWaiting, state.inFlight + share <= capacity || state.inFlight == 0 {
+            if bulk {
+                if state.transactional.isEmpty, state.bulk.isEmpty, state.fitsBulk(share, capacity: capacity, bulkCap: bulkCap) {
+                    state.inFlight += share
+                    state.bulkInFlight += share
+                    return true
+                }
+                state.bulk.append(Waiting(count: share, start: start))
+                return false
+            }
+            if state.transactional.isEmpty, state.fits(share, capacity: capacity) {
                 state.inFlight += share
                 return true
             }
-            state.waiting.append(Waiting(count: share, start: start))
+            state.transactional.append(Waiting(count: share, start: start))
             return false
         }
         if now { start() }
     }
 
-    func release(_ count: Int) {
-        let share = min(max(count, 0), limit)
+    /// Gives back what a round of `count` devices (of the lane it acquired in) took.
+    func release(_ count: Int, bulk: Bool = false) {
+        let share = self.share(of: count, bulk: bulk)
         let capacity = self.capacity
+        let bulkCap = self.bulkCap(capacity)
         // Usually one round becomes ready: it is returned alone, without an array per release.
         let (first, more): ((@Sendable () -> Void)?, [@Sendable () -> Void]) = state.withLockedValue { state in
             state.inFlight -= share
+            if bulk { state.bulkInFlight -= share }
             var first: (@Sendable () -> Void)?
             var more: [@Sendable () -> Void] = []
-            while state.hasWaiting,
-                  state.inFlight + state.waiting[state.head].count <= capacity || state.inFlight == 0 {
-                state.inFlight += state.waiting[state.head].count
-                if first == nil { first = state.waiting[state.head].start } else { more.append(state.waiting[state.head].start) }
-                state.head += 1
+            func started(_ waiting: Waiting) {
+                if first == nil { first = waiting.start } else { more.append(waiting.start) }
             }
-            if state.head == state.waiting.count {
-                state.waiting.removeAll(keepingCapacity: true)
-                state.head = 0
-            } else if state.head >= 64, state.head * 2 >= state.waiting.count {
-                state.waiting.removeFirst(state.head)
-                state.head = 0
+            while !state.transactional.isEmpty, state.fits(state.transactional.first.count, capacity: capacity) {
+                let waiting = state.transactional.removeFirst()
+                state.inFlight += waiting.count
+                started(waiting)
+            }
+            // Bulk rounds only once no transactional round waits: those overtake.
+            while state.transactional.isEmpty, !state.bulk.isEmpty,
+                  state.fitsBulk(state.bulk.first.count, capacity: capacity, bulkCap: bulkCap) {
+                let waiting = state.bulk.removeFirst()
+                state.inFlight += waiting.count
+                state.bulkInFlight += waiting.count
+                started(waiting)
             }
             return (first, more)
         }

@@ -25,7 +25,7 @@ extension JobProcessor {
             // one chunk queued but unnoted, so a redelivered fan-out repeats at most one chunk
             // (with the chunk jobs in flight: --prefetch x --chunk-size devices per crash).
             let message = ResultPublisher.Message(
-                exchange: "", routingKey: configuration.jobQueue, body: chunk.encoded(),
+                exchange: "", routingKey: configuration.bulkQueue, body: chunk.encoded(),
                 properties: Self.jobProperties(id: job.id), mandatory: true, confirmed: { markers.confirmed(digest) })
             guard await results.publish([message], logger: logger) else {
                 throw AMQPError(code: .shutdown, message: "shut down while publishing chunk jobs")

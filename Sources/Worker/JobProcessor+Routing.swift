@@ -8,6 +8,8 @@ extension JobProcessor {
     /// Feeds the prefetch tuner; a fan-out counts as a full chunk.
     func observe(_ plan: JobPlan, bodyBytes: Int) {
         guard let prefetchTuner else { return }
+        // The bulk lane's consumer has its own fixed prefetch.
+        if case .send(let job) = plan, job.bulk { return }
         let devices = switch plan {
         case .reject: 1
         case .send(let job), .expire(let job): job.tokens.count

@@ -22,6 +22,10 @@ extension JobProcessor {
             job = named
             devices = []
         }
+        if job.bulk, !isInBulkLane(delivery) {
+            await moveToBulkLane(delivery, log: JobLog(logger, job: job))
+            return nil
+        }
         if gate.isHeld(app: job.app), !JobPlan.isExpired(job, now: now) {
             await holdBack(delivery, job: job)
             return nil

@@ -45,7 +45,7 @@ extension JobProcessor {
             messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
                                   body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
         }
-        if !settlement.retryTokens.isEmpty, let queue = configuration.retry.delayQueue(afterAttempts: job.attempts + 1) {
+        if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk).delayQueue(afterAttempts: job.attempts + 1) {
             let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
             messages.append(.init(exchange: "", routingKey: queue.name, body: retry.encoded(),
                                   properties: Self.jobProperties(id: job.id), mandatory: true))
@@ -54,7 +54,7 @@ extension JobProcessor {
             // Not the devices' fault: they wait in the job queue, attempts untouched, while the
             // worker stops consuming until the credentials work or APNs is back.
             let held = job.derived(tokens: settlement.heldTokens, attempts: job.attempts, chunk: job.chunk)
-            messages.append(.init(exchange: "", routingKey: configuration.jobQueue, body: held.encoded(),
+            messages.append(.init(exchange: "", routingKey: configuration.queue(bulk: job.bulk), body: held.encoded(),
                                   properties: Self.jobProperties(id: job.id), mandatory: true))
         }
         let counts = settlement.counts
@@ -115,7 +115,8 @@ extension JobProcessor {
     /// requeued at full speed. Its body is kept byte for byte.
     func defer_(_ delivery: AMQPDelivery, log: JobLog, longestDelay: Duration? = nil) async {
         let deferrals = Self.deferrals(of: delivery)
-        var queues = configuration.retry.queueNames
+        // A bulk job comes back to the bulk lane.
+        var queues = configuration.retryPolicy(bulk: isInBulkLane(delivery)).queueNames
         if let longestDelay, let first = queues.first {
             queues = queues.filter { $0.delay <= longestDelay }
             if queues.isEmpty { queues = [first] }

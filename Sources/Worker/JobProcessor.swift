@@ -44,7 +44,7 @@ final class JobProcessor: Sendable {
         self.gate = gate
         self.results = results
         self.tasks = tasks
-        self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight) {
+        self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight, bulkSharePercent: configuration.bulkSharePercent) {
             roster.current.clients.allValues.reduce(0) { $0 + $1.streamCapacity }
         }
         self.prefetchTuner = configuration.tunesPrefetch
@@ -74,7 +74,7 @@ final class JobProcessor: Sendable {
         }
         let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
         observe(plan, bodyBytes: delivery.body.count)
-        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app) else {
+        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app), !job.bulk || isInBulkLane(delivery) else {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }

@@ -120,8 +120,8 @@ public final class PushWorker: Service, Sendable {
     private func handle(_ event: AMQPConnectionEvent) {
         switch event {
         case .connected: results.connectionRestored()
-        case .consumerCancelledByServer: gate.consumerLost("RabbitMQ cancelled the consumer of \(configuration.jobQueue)")
-        case let .consumeFailed(_, reason): gate.consumerLost("consuming \(configuration.jobQueue) failed: \(reason)")
+        case let .consumerCancelledByServer(queue): gate.consumerLost("RabbitMQ cancelled the consumer of \(queue)")
+        case let .consumeFailed(queue, reason): gate.consumerLost("consuming \(queue) failed: \(reason)")
         case .consumerStarted: gate.consumerStarted()
         case .disconnected, .blocked, .unblocked: break
         }

@@ -37,6 +37,22 @@ public struct WorkerConfiguration: Sendable {
     public var maxBytesInFlight = 64 * 1024 * 1024
     /// Which jobs publish `job.completed`.
     public var completionEvents = CompletionEvents.all
+    /// The part of `maxInFlight` that bulk rounds (fan-out chunks, jobs marked bulk) may use, in
+    /// percent: the rest is always free for transactional jobs.
+    public var bulkSharePercent = 80
+    /// Bulk jobs held unacked at once. Fixed: they are mostly 1,000-device chunks, for which the
+    /// tuner chose 10 before there was a lane; a crash redelivers at most this many.
+    public var bulkPrefetch: UInt16 = 10
+
+    /// `<job queue>.bulk`: the bulk lane, where fan-out chunks and jobs marked bulk wait, so that a
+    /// broadcast never queues ahead of a transactional job.
+    public var bulkQueue: String { jobQueue + ".bulk" }
+    /// The bulk lane's delay queues (`<job queue>.bulk.retry.<delay>`): a bulk retry stays bulk.
+    public var bulkRetry: RetryPolicy { RetryPolicy(delays: retry.delays, jobQueue: bulkQueue) }
+
+    /// Where a job of this lane waits, and where its retries go.
+    public func queue(bulk: Bool) -> String { bulk ? bulkQueue : jobQueue }
+    public func retryPolicy(bulk: Bool) -> RetryPolicy { bulk ? bulkRetry : retry }
 
     public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
         self.amqp = amqp
@@ -48,15 +64,18 @@ public struct WorkerConfiguration: Sendable {
     public var topology: [AMQPDeclaration] {
         var declarations: [AMQPDeclaration] = [
             .queue(name: jobQueue),
+            .queue(name: bulkQueue),
             .queue(name: deadQueue),
         ] + Self.resultsTopology(resultsExchange: resultsExchange)
-        for (name, delay) in retry.queueNames {
-            declarations.append(.queue(name: name, arguments: [
-                "x-message-ttl": .int(DurationText.milliseconds(delay)),
-                // Expired retries go back to the job queue through the default exchange.
-                "x-dead-letter-exchange": .string(""),
-                "x-dead-letter-routing-key": .string(jobQueue),
-            ]))
+        for (policy, lane) in [(retry, jobQueue), (bulkRetry, bulkQueue)] {
+            for (name, delay) in policy.queueNames {
+                declarations.append(.queue(name: name, arguments: [
+                    "x-message-ttl": .int(DurationText.milliseconds(delay)),
+                    // Expired retries go back to their lane's queue through the default exchange.
+                    "x-dead-letter-exchange": .string(""),
+                    "x-dead-letter-routing-key": .string(lane),
+                ]))
+            }
         }
         return declarations
     }

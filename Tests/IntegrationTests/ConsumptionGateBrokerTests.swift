@@ -15,7 +15,7 @@ struct ConsumptionGateBrokerTests {
         var logger = Logger(label: "gate-test")
         logger.logLevel = .critical
         let amqp = AMQPClient(configuration: AMQPConfiguration(url: PipelineFixture.amqpURL),
-                              topology: [.queue(name: queue, durable: false)], logger: logger)
+                              topology: [.queue(name: queue, durable: false), .queue(name: queue + ".bulk", durable: false)], logger: logger)
         amqp.start()
         try await amqp.waitUntilConnected(timeout: .seconds(10))
         var configuration = WorkerConfiguration(amqp: AMQPConfiguration(url: PipelineFixture.amqpURL),
@@ -48,11 +48,14 @@ struct ConsumptionGateBrokerTests {
             #expect(expected == (round % 2 == 0 ? 0 : 1))
             let consumers = try await amqp.consumerCount(queue: queue)
             #expect(consumers == expected, "round \(round): the broker sees \(consumers) consumers, the gate \(expected)")
+            let bulkConsumers = try await amqp.consumerCount(queue: queue + ".bulk")
+            #expect(bulkConsumers == expected, "round \(round): the bulk lane has \(bulkConsumers) consumers, the gate \(expected)")
             gate.resume(.resultsUnpublishable)
         }
         gate.close()
         #expect(try await amqp.consumerCount(queue: queue) == 0)
         try await amqp.deleteQueue(queue)
+        try await amqp.deleteQueue(queue + ".bulk")
         await amqp.shutdown()
     }
 }

@@ -120,7 +120,9 @@ final class PipelineFixture: @unchecked Sendable {
     func shutdown() async {
         worker?.stop()
         _ = try? await workerTask?.value
-        for queue in [jobQueue, deadQueue, eventQueue, "\(resultsExchange).unrouted"] + RetryPolicy(delays: [.milliseconds(300)], jobQueue: jobQueue).queueNames.map(\.name) {
+        let lanes = [jobQueue, "\(jobQueue).bulk"]
+        let delayQueues = lanes.flatMap { lane in RetryPolicy(delays: [.milliseconds(300)], jobQueue: lane).queueNames.map(\.name) }
+        for queue in lanes + [deadQueue, eventQueue, "\(resultsExchange).unrouted"] + delayQueues {
             try? await control.deleteQueue(queue)
         }
         await control.shutdown()

@@ -9,8 +9,9 @@ import Worker
 struct RateLimitTests {
     static let rate = 40
 
-    /// Sends `count` one-token jobs through a worker whose app allows `rate` per connection and
-    /// `connections` connections; returns what the sandbox accepted.
+    /// Sends one job of `count` devices through a worker whose app allows `rate` per connection and
+    /// `connections` connections; returns what the sandbox accepted. One round: every request is
+    /// in the pool at once, whatever the machine's speed.
     static func deliver(count: Int, connections: Int, seed: Int) async throws -> [ReceivedNotification] {
         var accepted: [ReceivedNotification] = []
         try await PipelineFixture.with { fixture in
@@ -18,10 +19,8 @@ struct RateLimitTests {
             configuration.apps["default"]?.maxConnections = connections
             configuration.apps["default"]?.maxNotificationsPerSecondPerConnection = rate
             try fixture.startWorker(configuration)
-            let tokens = (0..<count).map { PipelineFixture.token(seed + $0) }
-            for (index, token) in tokens.enumerated() {
-                try await fixture.publish(#"{"id":"rate-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"r"}}}"#)
-            }
+            let tokens = (0..<count).map { "\"\(PipelineFixture.token(seed + $0))\"" }.joined(separator: ",")
+            try await fixture.publish(#"{"id":"rate","tokens":[\#(tokens)],"payload":{"aps":{"alert":"r"}}}"#)
             let deadline = ContinuousClock.now + .seconds(60)
             while Set(fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)).count < count {
                 guard ContinuousClock.now < deadline else { break }
@@ -35,14 +34,16 @@ struct RateLimitTests {
 
     /// The (rate + 1)-th request of a connection never arrives within a second of the first of
     /// those rate + 1: the limit holds in every window, not on average. Arrival times differ from
-    /// start times by the transit time only, so 100 ms of slack covers a loaded machine.
+    /// start times by the transit time, which a loaded machine (the suites run in parallel) can
+    /// stretch by a few hundred ms: hence 500 ms of slack. Without the limit they arrive within
+    /// milliseconds.
     static func checkWindows(_ received: [ReceivedNotification]) {
         for (connection, requests) in Dictionary(grouping: received, by: \.connectionID) {
             let arrivals = requests.map(\.receivedAt).sorted()
             guard arrivals.count > rate else { continue }
             for index in rate..<arrivals.count {
                 let span = arrivals[index] - arrivals[index - rate]
-                #expect(span >= .milliseconds(900), "connection \(connection): \(rate + 1) requests within \(span)")
+                #expect(span >= .milliseconds(500), "connection \(connection): \(rate + 1) requests within \(span)")
             }
         }
     }

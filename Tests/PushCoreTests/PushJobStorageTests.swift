@@ -14,6 +14,7 @@ import Testing
         ("tokens", { $0.tokens = [DeviceToken(trustedHex: Tok.c)] }),
         ("groups", { $0.groups = [] }),
         ("sourceGroups", { $0.sourceGroups = ["s"] }),
+        ("bulk", { $0.bulk = true }),
         ("expiration", { $0.expiration = 0 }),
         ("options", { $0.options = APNsJobOptions(pushType: .background, priority: 10, collapseID: nil, topic: nil) }),
         ("payload", { $0.payload = Array("{}".utf8) }),
@@ -59,6 +60,7 @@ import Testing
         #expect(retry.prunableGroups == ["a", "b"])
         let reparsed = try parser.parse(retry.encoded(), messageID: nil, now: 0, makeID: { "x" })
         #expect(reparsed.groups.isEmpty && reparsed.sourceGroups == ["a", "b"])
+        #expect(!original.bulk && chunk.bulk && retry.bulk && reparsed.bulk, "a fan-out's chunks and their retries are bulk")
         let plain = try parser.parse(Array(#"{"tokens":["\#(token.given)"],"payload":{"aps":{}}}"#.utf8), messageID: nil, now: 0, makeID: { "x" })
         #expect(plain.prunableGroups.isEmpty)
     }

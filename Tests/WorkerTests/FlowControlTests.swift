@@ -24,6 +24,41 @@ struct FlowControlTests {
         #expect(budget.current == 8)
     }
 
+    /// Bulk rounds stay within their share, so a transactional round finds room at once; and when
+    /// room comes back, a waiting transactional round starts before waiting bulk ones.
+    @Test func bulkRoundsKeepToTheirShareAndTransactionalOnesOvertake() {
+        let budget = DevicesInFlight(limit: 10, bulkSharePercent: 60)
+        let started = Started()
+        budget.acquire(4, bulk: true, then: started.callback("chunk1"))
+        budget.acquire(4, bulk: true, then: started.callback("chunk2"))     // 8 > the bulk share of 6: waits
+        budget.acquire(1, then: started.callback("reset"))                   // transactional: room at once
+        #expect(started.names == ["chunk1", "reset"])
+        #expect(budget.current == 5 && budget.currentBulk == 4)
+        budget.acquire(5, then: started.callback("big"))                     // 10: fits
+        budget.acquire(2, then: started.callback("late"))                    // full: waits
+        #expect(started.names == ["chunk1", "reset", "big"])
+        budget.release(4, bulk: true)
+        #expect(started.names == ["chunk1", "reset", "big", "late"], "the transactional round first")
+        budget.release(5)
+        #expect(started.names == ["chunk1", "reset", "big", "late", "chunk2"])
+        #expect(budget.current == 7 && budget.currentBulk == 4)
+    }
+
+    /// A bulk round larger than the share runs, alone among bulk rounds, and counts as the share:
+    /// the rest of the budget stays free for transactional rounds.
+    @Test func aBulkRoundLargerThanItsShareRunsAloneAndLeavesTheRestFree() {
+        let budget = DevicesInFlight(limit: 10, bulkSharePercent: 50)
+        let started = Started()
+        budget.acquire(1000, bulk: true, then: started.callback("chunk"))
+        budget.acquire(1, bulk: true, then: started.callback("next"))
+        budget.acquire(5, then: started.callback("transactional"))
+        #expect(started.names == ["chunk", "transactional"])
+        #expect(budget.current == 10 && budget.currentBulk == 5)
+        budget.release(1000, bulk: true)
+        #expect(started.names == ["chunk", "transactional", "next"])
+        #expect(budget.current == 6 && budget.currentBulk == 1)
+    }
+
     @Test func aRoundLargerThanTheWholeBudgetTakesAllOfIt() {
         let budget = DevicesInFlight(limit: 10)
         let started = Started()

@@ -117,7 +117,11 @@ class Fault:
         self.suite, self.name, self.index = suite, name, index
         self.job_queue = f"faults.{name}.jobs"
         self.dead_queue = self.job_queue + ".dead"
-        self.retry_queues = [f"{self.job_queue}.retry.{s}" for s in RETRY_QUEUE_SUFFIXES]
+        # The delay queues, and the bulk lane (fan-out chunks) with its own delay queues: work
+        # waits in all of them, so a fault is settled only once they are empty.
+        bulk = self.job_queue + ".bulk"
+        self.retry_queues = [f"{self.job_queue}.retry.{s}" for s in RETRY_QUEUE_SUFFIXES] + [bulk] + \
+            [f"{bulk}.retry.{s}" for s in RETRY_QUEUE_SUFFIXES]
         self.exchange = f"faults.{name}.results"
         self.unrouted = self.exchange + ".unrouted"      # a newer worker's alternate exchange and its queue
         self.events_queue = f"faults.{name}.events"
