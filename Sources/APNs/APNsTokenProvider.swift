@@ -30,12 +30,17 @@ public final class APNsTokenProvider: Sendable {
     private let refreshAfter: Duration
     private let clock: Clock
     private static let minimumLifetime: Duration = .seconds(20 * 60)
+    /// A token handed in from outside is replaced here only past this age: whoever hands tokens in
+    /// has stopped doing so, and APNs refuses tokens older than an hour.
+    private static let externalTokenCeiling = 55 * 60
     private let state = NIOLockedValueBox<State>(State())
 
     private struct State {
         var header: String?
         var issuedAt: Int = 0
         var mintedAt: ContinuousClock.Instant?
+        /// Set by `refreshExternally`: the youngest token a rejection may replace, in seconds.
+        var externalMinimumAge: Int?
     }
 
     /// - Parameter refreshAfter: clamped to 20…50 minutes (Apple: refresh no more often than every
@@ -74,7 +79,13 @@ public final class APNsTokenProvider: Sendable {
     public func authorizationHeader() throws(APNsConfigurationError) -> String {
         let header: Result<String, APNsConfigurationError> = state.withLockedValue { state in
             let now = clock.monotonic()
-            if let header = state.header, let minted = state.mintedAt, now - minted < refreshAfter { return .success(header) }
+            if let header = state.header {
+                if state.externalMinimumAge != nil {
+                    if clock.unixSeconds() - state.issuedAt < Self.externalTokenCeiling { return .success(header) }
+                } else if let minted = state.mintedAt, now - minted < refreshAfter {
+                    return .success(header)
+                }
+            }
             return Result { () throws(APNsConfigurationError) in try mint(into: &state, now: now) }
         }
         return try header.get()
@@ -86,22 +97,56 @@ public final class APNsTokenProvider: Sendable {
     public func refreshAfterRejection() throws(APNsConfigurationError) -> Bool {
         let refreshed: Result<Bool, APNsConfigurationError> = state.withLockedValue { state in
             let now = clock.monotonic()
-            if let minted = state.mintedAt, now - minted < Self.minimumLifetime { return .success(false) }
+            if let minimumAge = state.externalMinimumAge {
+                if clock.unixSeconds() - state.issuedAt < minimumAge { return .success(false) }
+            } else if let minted = state.mintedAt, now - minted < Self.minimumLifetime {
+                return .success(false)
+            }
             return Result { () throws(APNsConfigurationError) in _ = try mint(into: &state, now: now); return true }
         }
         return try refreshed.get()
     }
 
+    /// From now on the token is refreshed by someone else (the worker's token shared through
+    /// Redis) through `install`: this provider stops replacing it after `refreshAfter` and mints
+    /// on its own only for a token older than 55 minutes, or after a rejection of a token at least
+    /// `minimumAge` old.
+    public func refreshExternally(minimumAge: Duration) {
+        let seconds = Int(minimumAge.components.seconds)
+        state.withLockedValue { $0.externalMinimumAge = max(seconds, 1) }
+    }
+
+    /// Makes `jwt` (issued at `issuedAt`, Unix seconds) the token every connection uses from now on.
+    public func install(jwt: String, issuedAt: Int) {
+        let header = "bearer " + jwt
+        let now = clock.monotonic()
+        state.withLockedValue { state in
+            state.header = header
+            state.issuedAt = issuedAt
+            state.mintedAt = now
+        }
+    }
+
+    /// A newly signed token (without `bearer `) and its `iat`; the one in use stays until `install`.
+    public func mintToken() throws(APNsConfigurationError) -> (jwt: String, issuedAt: Int) {
+        let issuedAt = clock.unixSeconds()
+        return (try signedToken(issuedAt: issuedAt), issuedAt)
+    }
+
     private func mint(into state: inout State, now: ContinuousClock.Instant) throws(APNsConfigurationError) -> String {
         let issuedAt = clock.unixSeconds()
-        let header = Base64.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8), urlSafe: true, padded: false)
-        let claims = Base64.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(issuedAt)}".utf8), urlSafe: true, padded: false)
-        let signingInput = header + "." + claims
-        let signature = try signer.sign(Array(signingInput.utf8))
-        let value = "bearer " + signingInput + "." + Base64.encode(signature, urlSafe: true, padded: false)
+        let value = "bearer " + (try signedToken(issuedAt: issuedAt))
         state.header = value
         state.issuedAt = issuedAt
         state.mintedAt = now
         return value
+    }
+
+    private func signedToken(issuedAt: Int) throws(APNsConfigurationError) -> String {
+        let header = Base64.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8), urlSafe: true, padded: false)
+        let claims = Base64.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(issuedAt)}".utf8), urlSafe: true, padded: false)
+        let signingInput = header + "." + claims
+        let signature = try signer.sign(Array(signingInput.utf8))
+        return signingInput + "." + Base64.encode(signature, urlSafe: true, padded: false)
     }
 }

@@ -172,6 +172,26 @@ struct APNsTokenProviderKeyFileTests {
         #expect(try provider.authorizationHeader() == second)
     }
 
+    /// Refreshed from outside (the fleet's token in Redis): the token installed stays past
+    /// `refreshAfter`, a rejection replaces it only once it is `minimumAge` old, and it is replaced
+    /// by the provider itself only when older than 55 minutes (nobody installs tokens any more).
+    @Test func anExternallyRefreshedTokenIsKeptUntilTheNextIsInstalled() throws {
+        let key = try APNsTokenProviderTests.makeKey()
+        let time = ManualClock()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clock: time.clock)
+        provider.refreshExternally(minimumAge: .seconds(10))
+        let minted = try provider.mintToken()
+        #expect(minted.issuedAt == 1_800_000_000)
+        provider.install(jwt: minted.jwt, issuedAt: minted.issuedAt)
+        #expect(try provider.authorizationHeader() == "bearer " + minted.jwt)
+        time.advance(by: .seconds(9))
+        #expect(try provider.refreshAfterRejection() == false)
+        time.advance(by: .seconds(50 * 60))
+        #expect(try provider.authorizationHeader() == "bearer " + minted.jwt)
+        time.advance(by: .seconds(5 * 60))
+        #expect(try provider.authorizationHeader() != "bearer " + minted.jwt)
+    }
+
     /// Many connections asking at the moment a token is due get one token between them, and of
     /// many rejections at once only one mints (two tokens within milliseconds: TooManyProviderTokenUpdates).
     @Test func concurrentCallersShareOneNewToken() async throws {
