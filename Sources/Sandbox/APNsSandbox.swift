@@ -41,6 +41,7 @@ public final class APNsSandbox: Sendable {
                 allowedBundleIDs: Set(configuration.allowedTopics)
             ),
             maxConcurrentStreams: max(1, configuration.maxConcurrentStreams),
+            providerTokenMinimumUpdateInterval: configuration.providerTokenMinimumUpdateInterval,
             logNotifications: configuration.logNotifications,
             logger: self.logger
         )

@@ -7,10 +7,21 @@ struct ProviderTokenCache {
     /// APNs refuses tokens issued more than an hour ago.
     static let maximumAge = 3600
     /// APNs answers 429 TooManyProviderTokenUpdates when a connection's token changes faster than this.
-    static let minimumUpdateInterval = Duration.seconds(20 * 60)
+    static let defaultMinimumUpdateInterval = Duration.seconds(20 * 60)
 
-    private var current: (authorization: String, token: VerifiedProviderToken, adoptedAt: ContinuousClock.Instant)?
+    let minimumUpdateInterval: Duration
+    private var current: (authorization: String, token: VerifiedProviderToken, adoptedAt: ContinuousClock.Instant, jwt: String, teamID: String)?
     private var lastRejected: (authorization: String, reason: APNsReason)?
+
+    init(minimumUpdateInterval: Duration = Self.defaultMinimumUpdateInterval) {
+        self.minimumUpdateInterval = minimumUpdateInterval
+    }
+
+    /// The JWT (without `bearer `) and team of the token last accepted: what the record keeps.
+    /// One string per token and connection, shared by every request that presented it.
+    var acceptedToken: (jwt: String, teamID: String)? {
+        current.map { ($0.jwt, $0.teamID) }
+    }
 
     /// `authorization` is the raw header value (`bearer <JWT>`); `epochSeconds` is wall-clock now.
     mutating func authenticate(
@@ -43,10 +54,10 @@ struct ProviderTokenCache {
             // Replacing a still-valid token within 20 minutes is what APNs punishes; not cached as a
             // rejection because the same token becomes acceptable later.
             if let current, !Self.isExpired(current.token, epochSeconds),
-               current.adoptedAt.duration(to: now) < Self.minimumUpdateInterval {
+               current.adoptedAt.duration(to: now) < self.minimumUpdateInterval {
                 return .rejected(.tooManyProviderTokenUpdates)
             }
-            self.current = (authorization, token, now)
+            self.current = (authorization, token, now, String(jwt), keyring.keys[token.keyID]?.teamID ?? "")
             return .valid(token)
         }
     }

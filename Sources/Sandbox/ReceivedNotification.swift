@@ -19,4 +19,9 @@ public struct ReceivedNotification: Sendable, Hashable {
     /// Wall-clock milliseconds since 1970 when it was admitted: what the fault suite measures
     /// recovery with (its own clock is the same machine's).
     public var receivedAtMilliseconds: Int64 = 0
+    /// The provider token (JWT, without `bearer `) the request was accepted with; nil for
+    /// certificate connections and requests whose token was refused.
+    public var providerToken: String?
+    /// The team of `providerToken`'s key.
+    public var teamID: String?
 }

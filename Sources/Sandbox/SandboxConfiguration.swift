@@ -98,6 +98,10 @@ public struct SandboxConfiguration: Sendable {
     public var privateKeyFile: String?
     /// The SETTINGS_MAX_CONCURRENT_STREAMS advertised once a connection is authenticated.
     public var maxConcurrentStreams: Int = 1000
+    /// A connection whose provider token changes sooner than this after the last change is
+    /// answered 429 TooManyProviderTokenUpdates. APNs' 20 minutes; shorter only so that tests of
+    /// token refreshing need not run for hours.
+    public var providerTokenMinimumUpdateInterval: Duration = .seconds(20 * 60)
     /// Keys accepted for token authentication; empty: the generated key.
     public var tokenKeys: [SandboxTokenKey] = []
     /// Bundle IDs accepted (with any push-type suffix); empty: any.

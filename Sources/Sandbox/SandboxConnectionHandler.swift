@@ -7,6 +7,7 @@ import NIOHTTP2
 struct SandboxSettings: Sendable {
     let validator: SandboxRequestValidator
     let maxConcurrentStreams: Int
+    let providerTokenMinimumUpdateInterval: Duration
     let logNotifications: Bool
     let logger: Logger
 }
@@ -30,7 +31,7 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     private let abortHandler: SandboxAbortHandler
     private var context: ChannelHandlerContext?
 
-    private var tokens = ProviderTokenCache()
+    private var tokens: ProviderTokenCache
     private var uuids = SandboxUUIDGenerator()
     private var requestCount = 0
     /// Token connections start with one stream, like APNs, until a token checks out.
@@ -62,6 +63,7 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         self.settings = settings
         self.recorder = recorder
         self.abortHandler = abortHandler
+        self.tokens = ProviderTokenCache(minimumUpdateInterval: settings.providerTokenMinimumUpdateInterval)
         self.limitRaised = identity != .none || settings.maxConcurrentStreams <= 1
     }
 

@@ -6,7 +6,7 @@ import PushCore
 /// in another process and change its behaviour without a restart. They are answered before APNs
 /// validation, need no authentication (the sandbox listens on loopback), and are not recorded.
 ///   GET  /_sandbox/stats      counters and first/last request times
-///   GET  /_sandbox/received   every answered notification (token, status, reason, …) as JSON lines;
+///   GET  /_sandbox/received   every answered notification (token, status, reason, provider token and team, …) as JSON lines;
 ///                             `?token_prefix=P`: only the tokens that start with P
 ///   POST /_sandbox/reset      clear the record and counters
 ///   PUT  /_sandbox/rules      body: a JSON array of rules, replacing the current ones
@@ -37,7 +37,7 @@ enum SandboxControl {
             // A benchmark looks for a few tokens among a million: filtered here, not shipped.
             let tokenPrefix = query.hasPrefix("token_prefix=") ? String(query.dropFirst("token_prefix=".count)) : ""
             for item in recorder.received() where item.token.hasPrefix(tokenPrefix) {
-                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds)}\n"
+                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds),\"team\":\(quoted(item.teamID)),\"provider_token\":\(quoted(item.providerToken))}\n"
             }
             return (200, lines)
         case ("POST", "/_sandbox/reset"):

@@ -11,6 +11,9 @@ struct SandboxDraft: Sendable {
     var apnsID = ""
     var payload: [UInt8] = []
     var authentication = "none"
+    /// The provider token (JWT) and its team when one was accepted.
+    var providerToken: String?
+    var teamID: String?
     var status = 200
     var reason: String?
     var connectionID = 0
@@ -80,7 +83,8 @@ final class SandboxRecorder: Sendable {
                 token: draft.token, topic: draft.topic, pushType: draft.pushType, priority: draft.priority,
                 expiration: draft.expiration, collapseID: draft.collapseID, apnsID: draft.apnsID,
                 payload: draft.payload, authentication: draft.authentication, status: status, reason: reason,
-                connectionID: draft.connectionID, receivedAt: draft.receivedAt, receivedAtMilliseconds: now
+                connectionID: draft.connectionID, receivedAt: draft.receivedAt, receivedAtMilliseconds: now,
+                providerToken: draft.providerToken, teamID: draft.teamID
             ))
             let goAway = !draining && Self.isEvery(faults.goAwayEveryRequests, requestNumber)
             if goAway { state.statistics.goAwaysSent += 1 }

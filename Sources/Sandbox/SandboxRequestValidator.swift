@@ -87,6 +87,10 @@ struct SandboxRequestValidator {
             case .rejected(let reason): return reject(reason)
             case .valid(let verified):
                 draft.authentication = "token:\(verified.keyID)"
+                if let accepted = tokens.acceptedToken {
+                    draft.providerToken = accepted.jwt
+                    draft.teamID = accepted.teamID
+                }
                 outcome.tokenAuthenticated = true
             }
         }

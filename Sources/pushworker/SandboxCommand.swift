@@ -27,6 +27,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Private key of --certificate-file.") var privateKeyFile: String?
     @Option(help: "SETTINGS_MAX_CONCURRENT_STREAMS advertised. [env PUSHWORKER_SANDBOX_MAX_CONCURRENT_STREAMS]")
     var maxConcurrentStreams: Int = Env.int("sandbox-max-concurrent-streams", default: 1000)
+    @Option(help: "Seconds a connection keeps its provider token before it may change it; sooner is answered 429 TooManyProviderTokenUpdates. Default 1200 (APNs' 20 minutes); less only for tests of token refreshing. [env PUSHWORKER_SANDBOX_TOKEN_UPDATE_INTERVAL]")
+    var tokenUpdateInterval: Int = Env.int("sandbox-token-update-interval", default: 1200)
     @Option(help: "Accept this token key: KEYID:TEAMID:PATH (.p8 or public key PEM); repeatable. Default: the generated key.")
     var tokenKey: [String] = []
     @Option(help: "Accept only these bundle IDs (repeatable; default any).") var allowedTopic: [String] = []
@@ -49,6 +51,8 @@ struct SandboxCommand: AsyncParsableCommand {
         configuration.certificateFile = certificateFile
         configuration.privateKeyFile = privateKeyFile
         configuration.maxConcurrentStreams = maxConcurrentStreams
+        guard tokenUpdateInterval >= 0 else { throw ValidationError("--token-update-interval must be 0 or more seconds") }
+        configuration.providerTokenMinimumUpdateInterval = .seconds(tokenUpdateInterval)
         configuration.allowedTopics = allowedTopic
         configuration.logNotifications = logNotifications
         if let threads { configuration.threads = max(1, threads) }

@@ -90,6 +90,8 @@ struct ControlEndpointTests {
             #expect(lines.count == 2)
             #expect(lines[0].contains(#""status":410"#) && lines[0].contains(#""reason":"Unregistered""#))
             #expect(lines[1].contains(SandboxHarness.token))
+            // The provider token and team each request was accepted with, for tests of token sharing.
+            #expect(lines[1].contains(#""team":"\#(harness.material.teamID)""#) && lines[1].contains(#""provider_token":"ey"#))
 
             #expect(try await curl(harness, "PUT", "/_sandbox/faults", body: #"{"latencyMs":60}"#) == "{}")
             let started = ContinuousClock.now
