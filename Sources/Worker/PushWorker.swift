@@ -17,6 +17,8 @@ public final class PushWorker: Service, Sendable {
     private let redis: RedisClient
     /// The apps served and their APNs clients; `reload` replaces them.
     private let roster: AppRoster
+    /// The apps' provider tokens, the same across the fleet (Redis) for a team and key.
+    private let tokenSharing: ProviderTokenSharing
     private let gate: ConsumptionGate
     private let results: ResultPublisher
     private let processor: JobProcessor
@@ -40,7 +42,9 @@ public final class PushWorker: Service, Sendable {
         BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
-        let roster = AppRoster(clients: try Self.clients(for: configuration.apps, logger: logger))
+        let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
+        self.tokenSharing = tokenSharing
+        let roster = AppRoster(clients: try Self.clients(for: tokenSharing.apps, logger: logger))
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -73,6 +77,7 @@ public final class PushWorker: Service, Sendable {
 
     public func run() async throws {
         amqp.start()
+        await tokenSharing.prime()
         let bodyBytes = bodyBytes
         gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room })
         logger.info("worker started", metadata: [
@@ -87,6 +92,7 @@ public final class PushWorker: Service, Sendable {
                     for await event in self.connectionEvents { self.handle(event) }
                 }
                 group.addTask { await self.jobTasks.run() }
+                group.addTask { await self.tokenSharing.run() }
                 group.addTask {
                     // After stop(): jobs still unsettled when the shutdown timeout passes are left
                     // unacked (closing the connections) for another worker.

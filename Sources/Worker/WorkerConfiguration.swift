@@ -54,6 +54,25 @@ public struct WorkerConfiguration: Sendable {
     public func queue(bulk: Bool) -> String { bulk ? bulkQueue : jobQueue }
     public func retryPolicy(bulk: Bool) -> RetryPolicy { bulk ? bulkRetry : retry }
 
+    /// How often the provider token of a team and key is replaced. Every worker uses the same one,
+    /// kept in Redis (`SharedTokenSchedule`). Apple: no more often than every 20 minutes, no less
+    /// often than every 60.
+    public var providerTokenRefresh: Duration = .seconds(40 * 60)
+    /// Lets `providerTokenRefresh` go below 20 minutes: only for tests against the sandbox with a
+    /// shorter minimum update interval; real APNs would answer TooManyProviderTokenUpdates.
+    public var providerTokenRefreshBelow20Minutes = false
+    /// The fleet's token for a team and key is at `<prefix><team id>:<key id>`.
+    public var providerTokenKeyPrefix = "pushworker:jwt:"
+
+    public static let providerTokenRefreshRange: ClosedRange<Duration> = .seconds(20 * 60) ... .seconds(50 * 60)
+    public static let providerTokenRefreshTestRange: ClosedRange<Duration> = .seconds(1) ... .seconds(50 * 60)
+
+    /// The refresh period in effect: clamped to what is allowed.
+    public var effectiveProviderTokenRefresh: Duration {
+        let range = providerTokenRefreshBelow20Minutes ? Self.providerTokenRefreshTestRange : Self.providerTokenRefreshRange
+        return min(max(providerTokenRefresh, range.lowerBound), range.upperBound)
+    }
+
     public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
         self.amqp = amqp
         self.redis = redis
@@ -111,5 +130,9 @@ public struct WorkerConfiguration: Sendable {
 
     public func groupKey(app: String, group: String) -> String {
         "\(groupKeyPrefix)\(app):\(group)"
+    }
+
+    public func providerTokenKey(teamID: String, keyID: String) -> String {
+        "\(providerTokenKeyPrefix)\(teamID):\(keyID)"
     }
 }

@@ -12,6 +12,7 @@ public enum ConfigurationFileReader {
         "prefetch", "max_in_flight", "chunk_size", "retry_delays", "group_key_prefix", "max_message_bytes",
         "max_bytes_in_flight", "max_redeliveries", "completion_events", "shutdown_timeout",
         "credentials_retry_interval", "job_queue", "results_exchange", "status_port", "status_host", "log_level",
+        "token_refresh", "token_refresh_for_sandbox_tests",
     ]
     static let appKeys = [
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
@@ -92,6 +93,8 @@ public enum ConfigurationFileReader {
         settings.statusPort = reader.int(values["status_port"], at: field("status_port"), range: 0...65535)
         settings.statusHost = reader.string(values["status_host"], at: field("status_host"))
         settings.logLevel = reader.choice(values["log_level"], at: field("log_level"), of: Logger.Level.self)
+        settings.tokenRefresh = reader.duration(values["token_refresh"], at: field("token_refresh"))
+        settings.tokenRefreshForSandboxTests = reader.bool(values["token_refresh_for_sandbox_tests"], at: field("token_refresh_for_sandbox_tests"))
     }
 
     /// A list (`[1s, 5s, 30s]`) or the flag's comma-separated text (`1s,5s,30s`).

@@ -42,6 +42,8 @@ public struct WorkerSettings: Sendable, Equatable {
     public var completionEvents: CompletionEvents?
     public var shutdownTimeout: Duration?
     public var credentialsRetryInterval: Duration?
+    public var tokenRefresh: Duration?
+    public var tokenRefreshForSandboxTests: Bool?
     public var jobQueue: String?
     public var resultsExchange: String?
     public var statusPort: Int?
@@ -67,7 +69,7 @@ public struct WorkerSettings: Sendable, Equatable {
         take(\.chunkSize); take(\.retryDelays); take(\.groupKeyPrefix); take(\.maxMessageBytes)
         take(\.maxBytesInFlight); take(\.maxRedeliveries); take(\.completionEvents); take(\.shutdownTimeout)
         take(\.credentialsRetryInterval); take(\.jobQueue); take(\.resultsExchange); take(\.statusPort)
-        take(\.statusHost); take(\.logLevel)
+        take(\.statusHost); take(\.logLevel); take(\.tokenRefresh); take(\.tokenRefreshForSandboxTests)
         return merged
     }
 
@@ -125,6 +127,8 @@ public struct WorkerSettings: Sendable, Equatable {
         if let completionEvents { configuration.completionEvents = completionEvents }
         if let shutdownTimeout { configuration.shutdownTimeout = shutdownTimeout }
         if let credentialsRetryInterval { configuration.credentialsRetryInterval = credentialsRetryInterval }
+        if let tokenRefresh { configuration.providerTokenRefresh = tokenRefresh }
+        if let tokenRefreshForSandboxTests { configuration.providerTokenRefreshBelow20Minutes = tokenRefreshForSandboxTests }
         try Self.check(configuration, naming: naming)
     }
 
@@ -137,6 +141,12 @@ public struct WorkerSettings: Sendable, Equatable {
             throw SettingError(setting: "max_bytes_in_flight", "\(name("max_bytes_in_flight")) must be at least \(name("max_message_bytes")) (\(configuration.maxMessageBytes))")
         }
         guard configuration.maxRedeliveries >= 1 else { throw SettingError(setting: "max_redeliveries", "\(name("max_redeliveries")) must be at least 1") }
+        let refreshRange = configuration.providerTokenRefreshBelow20Minutes
+            ? WorkerConfiguration.providerTokenRefreshTestRange : WorkerConfiguration.providerTokenRefreshRange
+        guard refreshRange.contains(configuration.providerTokenRefresh) else {
+            let below = configuration.providerTokenRefreshBelow20Minutes ? "" : " (less only with \(name("token_refresh_for_sandbox_tests")), for tests against the sandbox)"
+            throw SettingError(setting: "token_refresh", "\(name("token_refresh")) must be \(DurationText.format(refreshRange.lowerBound))…\(DurationText.format(refreshRange.upperBound))\(below), got \(DurationText.format(configuration.providerTokenRefresh))")
+        }
         let largestChunk = WorkerConfiguration.largestChunkJobBytes(chunkSize: configuration.chunkSize)
         guard largestChunk <= configuration.maxMessageBytes else {
             throw SettingError(setting: "chunk_size", "\(name("chunk_size")) \(configuration.chunkSize) makes chunk jobs of up to \(largestChunk) bytes, above \(name("max_message_bytes")) \(configuration.maxMessageBytes): the worker would reject its own chunk jobs. Lower \(name("chunk_size")) to \(WorkerConfiguration.largestChunkSize(maxMessageBytes: configuration.maxMessageBytes)) or raise \(name("max_message_bytes"))")

@@ -333,6 +333,34 @@ import Worker
         #expect(findings.first?.message.contains("above max_message_bytes 1024") == true)
     }
 
+    /// The provider-token refresh stays within APNs' 20…50 minutes unless the sandbox-tests
+    /// setting says otherwise; the default is 40 minutes.
+    @Test func tokenRefreshBelowTwentyMinutesOnlyForSandboxTests() throws {
+        let material = try TestMaterial()
+        defer { material.remove() }
+        let app = Self.tokenApp(keyFile: try material.tokenKey())
+        let tooShort = problems("""
+            worker:
+              token_refresh: 10s
+            apps:
+            \(app)
+            """)
+        #expect(tooShort.map(\.field) == ["worker.token_refresh"])
+        #expect(tooShort.first?.message.contains("token_refresh_for_sandbox_tests") == true)
+
+        let text = """
+            worker:
+              token_refresh: 10s
+              token_refresh_for_sandbox_tests: true
+            apps:
+            \(app)
+            """
+        let loaded = try ConfigurationLoader.load(try ConfigurationFileReader.parse(text, path: "p.yaml"), environment: [:])
+        #expect(loaded.worker.effectiveProviderTokenRefresh == .seconds(10))
+        let defaults = try ConfigurationLoader.load(try ConfigurationFileReader.parse("apps:\n\(app)", path: "p.yaml"), environment: [:])
+        #expect(defaults.worker.effectiveProviderTokenRefresh == .seconds(40 * 60))
+    }
+
     @Test func effectiveConfigurationMasksSecrets() throws {
         let material = try TestMaterial()
         defer { material.remove() }
