@@ -75,6 +75,8 @@ final class PipelineFixture: @unchecked Sendable {
         configuration.chunkSize = chunkSize
         configuration.retry = RetryPolicy(delays: retryDelays, jobQueue: jobQueue)
         configuration.shutdownTimeout = .seconds(5)
+        // Tests beside each other share the sandbox's key: each shares tokens only within itself.
+        configuration.providerTokenKeyPrefix = "\(name):jwt:"
         return configuration
     }
 

@@ -1,0 +1,123 @@
+import Foundation
+import PushCore
+import Sandbox
+import Testing
+import Worker
+
+/// Several workers against one sandbox, Redis and RabbitMQ: one provider token per team and key
+/// for the whole fleet, refreshed once per period by whichever worker gets there first.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct SharedProviderTokenTests {
+    static let refresh = Duration.seconds(10)
+    /// A little below the refresh period: a connection whose token changed sooner is answered 429.
+    static let sandboxMinimumUpdateInterval = Duration.seconds(7)
+
+    /// 4 workers, each with two apps of the same team and key (topics name the worker), run for two
+    /// minutes with a 10 s refresh while jobs flow. By the sandbox's record: no request answered
+    /// 429 TooManyProviderTokenUpdates, no connection's token changed sooner than a period (less
+    /// the iat's whole-second rounding and the retry), every worker that sent while a token was in
+    /// use used that token, and the fleet made about one token per period, not four.
+    @Test func fourWorkersUseOneTokenPerRefreshPeriod() async throws {
+        try await PipelineFixture.with(sandbox: { $0.providerTokenMinimumUpdateInterval = Self.sandboxMinimumUpdateInterval }) { fixture in
+            let workerCount = 4
+            var workers = [PushWorker]()
+            for index in 0..<workerCount {
+                var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
+                var appA = try #require(configuration.apps["default"])
+                appA.maxConnections = 1
+                // Same team and key, a provider of its own: the worker merges the two.
+                var appB = appA
+                appB.credentials = try fixture.tokenCredentials()
+                appA.topic = "com.example.w\(index).a"
+                appB.topic = "com.example.w\(index).b"
+                configuration.apps = ["a": appA, "b": appB]
+                configuration.providerTokenRefresh = Self.refresh
+                configuration.providerTokenRefreshBelow20Minutes = true
+                workers.append(try PushWorker(configuration: configuration, logger: fixture.logger))
+            }
+            let key = try fixture.workerConfiguration().providerTokenKey(teamID: fixture.sandbox.material.teamID,
+                                                                          keyID: fixture.sandbox.material.tokenKeyID)
+            var published = 0
+            func publish() async throws {
+                // Not alternating: the broker hands jobs round the 4 consumers, and each must get both apps.
+                let app = published % 3 == 0 ? "b" : "a"
+                let tokens = [PipelineFixture.token(published * 2), PipelineFixture.token(published * 2 + 1)]
+                try await fixture.publish(#"{"id":"jwt-\#(published)","app":"\#(app)","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"t"}}}"#)
+                published += 1
+            }
+            // Jobs waiting when the workers start: every connection opens right after the first token.
+            for _ in 0..<40 { try await publish() }
+            let tasks = workers.map { worker in Task { try await worker.run() } }
+            let started = ContinuousClock.now
+            do {
+                while ContinuousClock.now - started < .seconds(120) {
+                    try await publish()
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                // Observed progress: every device of every job delivered.
+                let deadline = ContinuousClock.now + .seconds(120)
+                while Set(fixture.sandbox.received().lazy.filter { $0.status == 200 }.map(\.token)).count < published * 2, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            } catch {
+                for worker in workers { worker.stop() }
+                for task in tasks { _ = try? await task.value }
+                throw error
+            }
+            for worker in workers { worker.stop() }
+            for task in tasks { _ = try? await task.value }
+            let elapsed = ContinuousClock.now - started
+            _ = try? await fixture.redis.command(["DEL", key])
+
+            let received = fixture.sandbox.received()
+            #expect(received.count == published * 2)
+            #expect(!received.contains { $0.reason == "TooManyProviderTokenUpdates" })
+            #expect(received.allSatisfy { $0.status == 200 })
+            #expect(received.allSatisfy { $0.teamID == fixture.sandbox.material.teamID && $0.providerToken != nil })
+            // com.example.w<worker>.<app>: which worker, and which of its apps, sent a request.
+            let sender = { (item: ReceivedNotification) in item.topic.split(separator: ".").dropFirst(2).joined(separator: ".") }
+
+            // No connection sees its token change more often than the period.
+            let tolerance = Duration.seconds(2)
+            for (connection, requests) in Dictionary(grouping: received, by: \.connectionID) {
+                let ordered = requests.sorted { $0.receivedAt < $1.receivedAt }
+                var changes = [ContinuousClock.Instant]()
+                for (previous, next) in zip(ordered, ordered.dropFirst()) where next.providerToken != previous.providerToken {
+                    changes.append(next.receivedAt)
+                }
+                for (previous, next) in zip(changes, changes.dropFirst()) {
+                    #expect(next - previous >= Self.refresh - tolerance, "connection \(connection): token changed after \(next - previous)")
+                }
+            }
+
+            // Every worker, and each of its apps, that sent while a token was in use used it too.
+            let byToken = Dictionary(grouping: received) { $0.providerToken ?? "" }
+            for uses in byToken.values {
+                let first = uses.map(\.receivedAt).min()!, last = uses.map(\.receivedAt).max()!
+                let users = Set(uses.map(sender))
+                let sendersInWindow = Set(received.filter { $0.receivedAt > first && $0.receivedAt < last }.map(sender))
+                #expect(sendersInWindow.isSubset(of: users), "a token used by \(users.sorted()) only, while \(sendersInWindow.sorted()) sent")
+            }
+
+            // About one token per period for the fleet, not one per worker.
+            let periods = Int(elapsed / Self.refresh)
+            print("shared provider token: \(byToken.count) tokens over \(elapsed) (\(periods) periods), \(received.count) notifications, \(Set(received.map(\.connectionID)).count) connections")
+            #expect(byToken.count >= periods - 1 && byToken.count <= periods + 2)
+            #expect(Set(received.map(sender)).count == workerCount * 2, "every worker sent for both its apps")
+        }
+    }
+
+    /// Redis unreachable: the worker uses a token of its own and delivers anyway.
+    @Test func withRedisUnreachableAWorkerUsesItsOwnToken() async throws {
+        try await PipelineFixture.with { fixture in
+            var configuration = try fixture.workerConfiguration()
+            configuration.redis = try .init(url: "redis://127.0.0.1:1/0")
+            try fixture.startWorker(configuration)
+            try await fixture.publish(#"{"id":"no-redis","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            #expect(completed.int("sent") == 1)
+            #expect(fixture.sandbox.received().first?.providerToken != nil)
+        }
+    }
+}
