@@ -27,6 +27,8 @@ public final class APNsTokenProvider: Sendable {
     public let keyID: String
     public let teamID: String
     private let signer: ES256Signer
+    /// Kept to tell whether another provider signs with the same key (`hasSameKey`).
+    private let keyPEM: [UInt8]
     private let refreshAfter: Duration
     private let clock: Clock
     private static let minimumLifetime: Duration = .seconds(20 * 60)
@@ -55,6 +57,7 @@ public final class APNsTokenProvider: Sendable {
         self.keyID = keyID
         self.teamID = teamID
         self.signer = try ES256Signer(pem: keyPEM)
+        self.keyPEM = keyPEM
         self.refreshAfter = min(max(refreshAfter, Self.minimumLifetime), .seconds(50 * 60))
         self.clock = clock
         _ = try authorizationHeader()
@@ -105,6 +108,11 @@ public final class APNsTokenProvider: Sendable {
             return Result { () throws(APNsConfigurationError) in _ = try mint(into: &state, now: now); return true }
         }
         return try refreshed.get()
+    }
+
+    /// Whether `other` makes the same tokens: same team, Key ID and key (as written in its file).
+    public func hasSameKey(as other: APNsTokenProvider) -> Bool {
+        teamID == other.teamID && keyID == other.keyID && keyPEM == other.keyPEM
     }
 
     /// From now on the token is refreshed by someone else (the worker's token shared through

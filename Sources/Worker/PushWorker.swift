@@ -197,9 +197,12 @@ public final class PushWorker: Service, Sendable {
     /// on them is lifted. Jobs already in flight finish with the clients they began with; those
     /// clients are shut down once the last such job settled. Throws, changing nothing, when a
     /// client cannot be made.
-    public func reload(apps: [String: APNsConfiguration], unchanged: Set<String>) throws(APNsConfigurationError) {
+    public func reload(apps: [String: APNsConfiguration], unchanged: Set<String>) async throws(APNsConfigurationError) {
         let kept = unchanged.intersection(apps.keys)
-        let fresh = try Self.clients(for: apps.filter { !kept.contains($0.key) }, logger: logger)
+        // Renewed apps of a team and key already in use keep its provider, so their new
+        // connections start with the token the others use.
+        let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
+        let fresh = try Self.clients(for: renewed, logger: logger)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: Set(apps.keys), renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [

@@ -120,4 +120,32 @@ struct SharedProviderTokenTests {
             #expect(fixture.sandbox.received().first?.providerToken != nil)
         }
     }
+
+    /// A reload that renews an app and adds one, both of the same team and key: their new
+    /// connections start with the token in use (the sandbox's 20 minutes would refuse any other).
+    @Test func aReloadKeepsTheTokenOfItsTeamAndKey() async throws {
+        try await PipelineFixture.with { fixture in
+            let configuration = try fixture.workerConfiguration()
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
+            try await fixture.publish(#"{"id":"before","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+
+            var renewed = try #require(try fixture.workerConfiguration().apps["default"])
+            renewed.topic = "com.example.renewed"
+            var added = renewed
+            added.topic = "com.example.added"
+            try await worker.reload(apps: ["default": renewed, "added": added], unchanged: [])
+            try await fixture.publish(#"{"id":"renewed","tokens":["\#(PipelineFixture.token(2))"],"payload":{"aps":{"alert":"x"}}}"#)
+            try await fixture.publish(#"{"id":"added","app":"added","tokens":["\#(PipelineFixture.token(3))"],"payload":{"aps":{"alert":"x"}}}"#)
+            _ = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count == 2 }
+
+            let received = fixture.sandbox.received()
+            #expect(received.count == 3)
+            #expect(received.allSatisfy { $0.status == 200 })
+            #expect(Set(received.compactMap(\.providerToken)).count == 1)
+            #expect(Set(received.map(\.connectionID)).count == 3, "each client has connections of its own")
+            _ = try? await fixture.redis.command(["DEL", configuration.providerTokenKey(teamID: fixture.sandbox.material.teamID, keyID: fixture.sandbox.material.tokenKeyID)])
+        }
+    }
 }
