@@ -22,8 +22,9 @@ final class SharedProviderToken: Sendable {
         var logger = logger
         logger[metadataKey: LogKeys.redisKey] = "\(key)"
         self.logger = logger
-        // A rejected token younger than the period is not replaced: the fleet's is on its way.
-        provider.refreshExternally(minimumAge: refresh)
+        // After ExpiredProviderToken a token is replaced as before, at 20 minutes old (APNs' rule),
+        // or at the end of a shorter test period.
+        provider.refreshExternally(minimumAge: min(refresh, .seconds(20 * 60)))
     }
 
     /// Takes the fleet's token (or, Redis failing, a token of this worker's own) before the first
