@@ -27,8 +27,9 @@ public final class APNsTokenProvider: Sendable {
     public let keyID: String
     public let teamID: String
     private let signer: ES256Signer
-    /// Kept to tell whether another provider signs with the same key (`hasSameKey`).
-    private let keyPEM: [UInt8]
+    /// The key's public half (DER): tells keys with the same Key ID apart (a regenerated sandbox
+    /// key, a key file replaced by mistake) without revealing the key.
+    public let publicKey: [UInt8]
     private let refreshAfter: Duration
     private let clock: Clock
     private static let minimumLifetime: Duration = .seconds(20 * 60)
@@ -57,7 +58,7 @@ public final class APNsTokenProvider: Sendable {
         self.keyID = keyID
         self.teamID = teamID
         self.signer = try ES256Signer(pem: keyPEM)
-        self.keyPEM = keyPEM
+        self.publicKey = signer.publicKeyDER()
         self.refreshAfter = min(max(refreshAfter, Self.minimumLifetime), .seconds(50 * 60))
         self.clock = clock
         _ = try authorizationHeader()
@@ -110,9 +111,9 @@ public final class APNsTokenProvider: Sendable {
         return try refreshed.get()
     }
 
-    /// Whether `other` makes the same tokens: same team, Key ID and key (as written in its file).
+    /// Whether `other` makes tokens APNs takes the same way: same team, Key ID and key.
     public func hasSameKey(as other: APNsTokenProvider) -> Bool {
-        teamID == other.teamID && keyID == other.keyID && keyPEM == other.keyPEM
+        teamID == other.teamID && keyID == other.keyID && publicKey == other.publicKey
     }
 
     /// From now on the token is refreshed by someone else (the worker's token shared through

@@ -36,6 +36,18 @@ final class ES256Signer: @unchecked Sendable {
 
     deinit { EVP_PKEY_free(key) }
 
+    /// The public half as DER (SubjectPublicKeyInfo): names the key without revealing it.
+    func publicKeyDER() -> [UInt8] {
+        let length = i2d_PUBKEY(key, nil)
+        guard length > 0 else { return [] }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return i2d_PUBKEY(key, &cursor)
+        }
+        return written == length ? der : []
+    }
+
     func sign(_ message: [UInt8]) throws(APNsConfigurationError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw APNsConfigurationError("out of memory") }
         defer { EVP_MD_CTX_free(context) }

@@ -84,7 +84,7 @@ final class ProviderTokenSharing: Sendable {
         for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
             var app = app
             if case let .token(provider) = app.credentials {
-                let key = configuration.providerTokenKey(teamID: provider.teamID, keyID: provider.keyID)
+                let key = configuration.providerTokenKey(for: provider)
                 if let existing = known[key], existing.provider.hasSameKey(as: provider) {
                     app.credentials = .token(existing.provider)
                 } else {

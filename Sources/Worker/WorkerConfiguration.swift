@@ -61,7 +61,7 @@ public struct WorkerConfiguration: Sendable {
     /// Lets `providerTokenRefresh` go below 20 minutes: only for tests against the sandbox with a
     /// shorter minimum update interval; real APNs would answer TooManyProviderTokenUpdates.
     public var providerTokenRefreshBelow20Minutes = false
-    /// The fleet's token for a team and key is at `<prefix><team id>:<key id>`.
+    /// The fleet's token for a team and key is at `<prefix><team id>:<key id>:<key fingerprint>`.
     public var providerTokenKeyPrefix = "pushworker:jwt:"
 
     public static let providerTokenRefreshRange: ClosedRange<Duration> = .seconds(20 * 60) ... .seconds(50 * 60)
@@ -132,7 +132,13 @@ public struct WorkerConfiguration: Sendable {
         "\(groupKeyPrefix)\(app):\(group)"
     }
 
-    public func providerTokenKey(teamID: String, keyID: String) -> String {
-        "\(providerTokenKeyPrefix)\(teamID):\(keyID)"
+    /// The fingerprint (16 hex digits of the SHA-256 of the public key) keeps a token signed with
+    /// another key of the same Key ID (a regenerated sandbox key) from being taken for this key's.
+    public func providerTokenKey(teamID: String, keyID: String, publicKey: [UInt8]) -> String {
+        "\(providerTokenKeyPrefix)\(teamID):\(keyID):\(Digest.hex([publicKey]).prefix(16))"
+    }
+
+    public func providerTokenKey(for provider: APNsTokenProvider) -> String {
+        providerTokenKey(teamID: provider.teamID, keyID: provider.keyID, publicKey: provider.publicKey)
     }
 }

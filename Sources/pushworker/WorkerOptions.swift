@@ -32,7 +32,7 @@ struct WorkerOptions: ParsableArguments {
     var shutdownTimeout: Int?
     @Option(help: "Seconds between credential retries after APNs refused them. Default \(Defaults.seconds(Defaults.worker.credentialsRetryInterval)). [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
     var credentialsRetryInterval: Int?
-    @Option(help: "Seconds between provider-token refreshes: every worker uses one token per team and key, kept in Redis at pushworker:jwt:<team id>:<key id>. 1200…3000. Default \(Defaults.seconds(Defaults.worker.providerTokenRefresh)). [env PUSHWORKER_TOKEN_REFRESH]")
+    @Option(help: "Seconds between provider-token refreshes: every worker uses one token per team and key, kept in Redis at pushworker:jwt:<team id>:<key id>:<key fingerprint>. 1200…3000. Default \(Defaults.seconds(Defaults.worker.providerTokenRefresh)). [env PUSHWORKER_TOKEN_REFRESH]")
     var tokenRefresh: Int?
     @Flag(help: "Allow --token-refresh below 20 minutes: only for tests against the sandbox (pushworker sandbox --token-update-interval); APNs would answer TooManyProviderTokenUpdates. [env PUSHWORKER_TOKEN_REFRESH_FOR_SANDBOX_TESTS=1]")
     var tokenRefreshForSandboxTests = false

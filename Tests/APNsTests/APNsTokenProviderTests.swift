@@ -192,6 +192,17 @@ struct APNsTokenProviderKeyFileTests {
         #expect(try provider.authorizationHeader() != "bearer " + minted.jwt)
     }
 
+    /// Providers of one Key ID but different keys (a regenerated sandbox key) are told apart.
+    @Test func providersWithTheSameKeyIDAndAnotherKeyAreToldApart() throws {
+        let key = try APNsTokenProviderTests.makeKey(), other = try APNsTokenProviderTests.makeKey()
+        let provider = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        let same = try APNsTokenProvider(keyPEM: key.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        let regenerated = try APNsTokenProvider(keyPEM: other.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        #expect(provider.publicKey.count == 91)
+        #expect(provider.hasSameKey(as: same))
+        #expect(!provider.hasSameKey(as: regenerated))
+    }
+
     /// Many connections asking at the moment a token is due get one token between them, and of
     /// many rejections at once only one mints (two tokens within milliseconds: TooManyProviderTokenUpdates).
     @Test func concurrentCallersShareOneNewToken() async throws {

@@ -35,8 +35,7 @@ struct SharedProviderTokenTests {
                 configuration.providerTokenRefreshBelow20Minutes = true
                 workers.append(try PushWorker(configuration: configuration, logger: fixture.logger))
             }
-            let key = try fixture.workerConfiguration().providerTokenKey(teamID: fixture.sandbox.material.teamID,
-                                                                          keyID: fixture.sandbox.material.tokenKeyID)
+            let key = try Self.redisKey(fixture)
             var published = 0
             func publish() async throws {
                 // Not alternating: the broker hands jobs round the 4 consumers, and each must get both apps.
@@ -107,6 +106,12 @@ struct SharedProviderTokenTests {
         }
     }
 
+    /// Where the fixture's workers keep the token of the sandbox's key.
+    static func redisKey(_ fixture: PipelineFixture) throws -> String {
+        guard case let .token(provider) = try fixture.tokenCredentials() else { throw CancellationError() }
+        return try fixture.workerConfiguration().providerTokenKey(for: provider)
+    }
+
     /// Redis unreachable: the worker uses a token of its own and delivers anyway.
     @Test func withRedisUnreachableAWorkerUsesItsOwnToken() async throws {
         try await PipelineFixture.with { fixture in
@@ -145,7 +150,7 @@ struct SharedProviderTokenTests {
             #expect(received.allSatisfy { $0.status == 200 })
             #expect(Set(received.compactMap(\.providerToken)).count == 1)
             #expect(Set(received.map(\.connectionID)).count == 3, "each client has connections of its own")
-            _ = try? await fixture.redis.command(["DEL", configuration.providerTokenKey(teamID: fixture.sandbox.material.teamID, keyID: fixture.sandbox.material.tokenKeyID)])
+            _ = try? await fixture.redis.command(["DEL", try Self.redisKey(fixture)])
         }
     }
 }
