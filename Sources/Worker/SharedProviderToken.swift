@@ -30,7 +30,7 @@ final class SharedProviderToken: Sendable {
     /// Takes the fleet's token (or, Redis failing, a token of this worker's own) before the first
     /// send, so no connection starts with a token it would have to replace at once.
     func prime() async {
-        // Each step is one Redis command at most (bounded by the client's command timeout); a few
+        // Each step is a few Redis commands, each bounded by the client's command timeout; a few
         // steps reach a token whatever the other workers do at the same time.
         for _ in 0..<8 {
             if schedule.withLockedValue({ $0.current }) != nil { return }
