@@ -27,6 +27,7 @@ AMQP_PORT = int(os.environ.get("FAULTS_AMQP_PORT", "5673"))
 REDIS_PORT = int(os.environ.get("FAULTS_REDIS_PORT", "6380"))
 CHUNK = 100
 PREFETCH = 10
+BULK_PREFETCH = 10      # the worker's bulk lane (fan-out chunks) holds this many jobs besides --prefetch
 RETRY_DELAYS = "200ms,500ms,1s,2s"
 RETRY_QUEUE_SUFFIXES = ["200ms", "500ms", "1s", "2s"]
 SHUTDOWN_TIMEOUT = 10
@@ -314,7 +315,7 @@ class Fault:
                 most, most_token = records, token
         mine = f"{self.index:02x}00{self.suite.nonce:08x}"
         stray = [t for t in accepted if t[4:18] == mine and t not in expected]
-        bound = self.disruptions * PREFETCH * CHUNK
+        bound = self.disruptions * (PREFETCH + BULK_PREFETCH) * CHUNK
         # Each disruption can repeat every device in flight, which the faults keep at the maximum,
         # so the bound is tight; on a loaded CI machine a slow answer retried after the request
         # timeout adds a few more. The quick (CI) run allows 50% over; the full run checks exactly.
@@ -327,7 +328,7 @@ class Fault:
             self.problems.append(f"{len(stray)} devices delivered that no job named, e.g. {stray[:2]}")
         if len(dups) > allowed:
             self.problems.append(f"{len(dups)} duplicates exceed the in-flight bound {bound} "
-                                 f"({self.disruptions} disruptions x prefetch {PREFETCH} x chunk {CHUNK})")
+                                 f"({self.disruptions} disruptions x (prefetch {PREFETCH} + bulk lane {BULK_PREFETCH}) x chunk {CHUNK})")
         # No storm: each disruption can repeat a device once (it was in flight); in the quick run a
         # slow answer retried after the request timeout may add one more. Anything above is a loop.
         most_allowed = 1 + self.disruptions + (1 if self.suite.limits.duplicate_tolerance > 1 else 0)
