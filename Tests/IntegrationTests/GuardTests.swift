@@ -96,7 +96,9 @@ extension GuardTests {
     /// less than half) reports each of them and never pauses the app.
     @Test func staleTokensInOrdinaryTrafficAreReportedAndNeverTripTheBreaker() async throws {
         try await PipelineFixture.with(sandbox: { $0.rules = [SandboxRule(tokenPrefix: "e", status: 400, reason: "BadDeviceToken")] }) { fixture in
-            var configuration = try fixture.workerConfiguration()
+            // APNs' own timeout: on a loaded machine the fixture's 5 s turned slow answers into
+            // retries, whose completions ended the wait below before their token.invalid came.
+            var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
             configuration.credentialsRetryInterval = .seconds(600)
             try fixture.startWorker(configuration)
             let worker = try #require(fixture.worker)
@@ -110,7 +112,11 @@ extension GuardTests {
                 }
                 try await fixture.publish(#"{"id":"mixed-\#(index)","tokens":["\#(token)"],"payload":{"aps":{"alert":"x"}}}"#)
             }
-            let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= jobs }
+            // Observed progress: every job completed and every stale token reported.
+            let events = try await fixture.events(timeout: .seconds(60)) { events in
+                events.filter { $0.routingKey == "job.completed" }.count >= jobs
+                    && events.filter { $0.routingKey == "token.invalid" }.count >= stale.count
+            }
             let invalid = events.filter { $0.routingKey == "token.invalid" }
             #expect(Set(invalid.compactMap { $0.string("token") }) == stale)
             #expect(invalid.count == stale.count)
