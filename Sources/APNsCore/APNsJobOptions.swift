@@ -1,6 +1,6 @@
 import PushCore
 
-/// A job's APNs fields (DESIGN.md "The job"): what becomes the `apns-push-type`, `apns-priority`,
+/// A job's APNs fields (README "The job"): what becomes the `apns-push-type`, `apns-priority`,
 /// `apns-collapse-id` and `apns-topic` headers of its requests.
 public struct APNsJobOptions: PlatformOptions, Hashable {
     public var pushType: APNsPushType

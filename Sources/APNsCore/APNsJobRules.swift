@@ -38,7 +38,7 @@ public struct APNsJobRules: PlatformJobRules {
 
     private func parsePushType(_ value: JSONValue?, aps: JSONShape?) throws(JobRejection) -> APNsPushType {
         guard let value, value != .null else {
-            // DESIGN.md: background when aps carries nothing but content-available (repeated or not).
+            // Background when aps carries nothing but content-available (repeated or not): Apple, "Pushing background updates to your App".
             if case let .object(names)? = aps, !names.isEmpty, names.allSatisfy({ $0 == "content-available" }) {
                 return .background
             }

@@ -1,4 +1,4 @@
-/// Reads a job message body (DESIGN.md "The job") into a `PushJob`, checking every field. The
+/// Reads a job message body (README "The job") into a `PushJob`, checking every field. The
 /// fields every job has are read here; the platform's own ones by its `PlatformJobRules`.
 public struct JobParser: Sendable {
     /// The fields of every job, whatever its platform.

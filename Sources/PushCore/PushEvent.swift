@@ -1,4 +1,4 @@
-/// What the worker tells applications on the `push.results` topic exchange (DESIGN.md "Events").
+/// What the worker tells applications on the `push.results` topic exchange (README "Events").
 public enum PushEvent: Sendable, Hashable {
     /// `requestID`: the id the request carried (APNs' `apns-id`), nil when none was sent.
     /// `prunedFrom`: the groups the token was removed from (the app's `prune_invalid_tokens`).

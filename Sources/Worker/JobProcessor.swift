@@ -6,7 +6,7 @@ import PushCore
 import Redis
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
-/// every event and retry with confirms, and only then ack (DESIGN.md "Delivery rules"). A class:
+/// every event and retry with confirms, and only then ack (README "Delivery guarantees"). A class:
 /// every delivery's task captures it, and one reference is cheaper to copy than its fields.
 ///
 /// Two paths, one settlement: a job that names its devices runs without a task (`start`); groups,

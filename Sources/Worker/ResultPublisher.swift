@@ -5,7 +5,7 @@ import NIOConcurrencyHelpers
 
 /// Publishes what a settled job owes the broker (its events, retry and held jobs, a dead-letter
 /// copy) until the broker has confirmed every message, and only then reports success, so the job
-/// is acked only after that (DESIGN.md "Delivery rules").
+/// is acked only after that (README "Delivery guarantees").
 ///
 /// The devices' outcomes are known by the time this runs, so a publish that fails (a subscriber's
 /// full queue nacks it, the exchange was deleted, a mandatory copy came back unroutable, the
