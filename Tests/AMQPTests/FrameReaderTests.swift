@@ -59,10 +59,11 @@ struct FrameReaderTests {
         stream.method(channel: 3, classID: 20, methodID: 40,
                       arguments: BrokerBytes.u16(404) + BrokerBytes.shortString("NOT_FOUND - no queue 'x'") + BrokerBytes.u16(60) + BrokerBytes.u16(20))
         let peer = try FramePeer(sending: stream.bytes)
-        guard case let .channelClosed(channel, error) = try peer.connection.readFrame() else {
+        guard case let .channelClosed(channel, error, causedByConsume) = try peer.connection.readFrame() else {
             Issue.record("expected channelClosed"); return
         }
         #expect(channel == 3 && error.code == .channelClosed && error.status == 404)
+        #expect(causedByConsume, "class 60 method 20 is basic.consume")
         #expect(error.message.contains("NOT_FOUND - no queue 'x'"))
         #expect(!peer.connection.isBroken)
         // Frame type 1, channel 3, size 4, class 20 method 41 (close-ok), frame end.

@@ -35,10 +35,10 @@ extension ConnectionLoop {
             for tag in tags {
                 try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
             }
-        case .admin where consumers.cancelInFlight:
-            // Answered after the cancel-ok, so an admin request sees every consumer change made
-            // before it (a consumer count after a stop counts 0), and no blocking RPC reads ahead
-            // of deliveries still in flight (`ConsumerTable+Consume`).
+        case .admin where consumers.changeInFlight:
+            // Answered after the consume-ok or cancel-ok, so an admin request sees every consumer
+            // change made before it (a consumer count after a stop counts 0), and no blocking RPC
+            // reads ahead of deliveries still in flight (`ConsumerTable+Consume`).
             adminAfterCancel.append(command)
         case .admin(let request, let completion):
             try send(policy.allAcks(), on: connection)
@@ -128,39 +128,25 @@ extension ConnectionLoop {
         case .cancelThenStart(let tag):
             try send(policy.allAcks(), on: connection)
             try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
-        case .startAfterCancel:
+        case .startAfterCancel, .awaitingConsumeOk:
             break
         }
     }
 
-    /// Starts a consumer and tells the application. A refused consume (most likely the queue does
-    /// not exist: a 404 closes the consume channel) is not retried on every reconnect, which would
-    /// only loop: the consumer stops here and the application hears of it (a silent stop would
-    /// look like an empty queue).
+    /// Starts a consumer; its consume-ok tells the application (`ConnectionLoop+Frames`). A
+    /// refused consume (most likely the queue does not exist: a 404 closes the consume channel) is
+    /// reported there too, and not retried on every reconnect, which would only loop.
     func start(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
-        guard let queue = consumers[tag]?.queue else { return }
-        do {
-            try startConsumer(tag, on: connection)
-        } catch {
-            consumers.failedToStart(tag)
-            policy.smallestPrefetch = consumers.smallestActivePrefetch
-            logger.error("AMQP consume failed", metadata: [LogKeys.queue: "\(queue)", LogKeys.error: "\(error)"])
-            client.onEvent(.consumeFailed(queue: queue, reason: "\(error)"))
-            throw error
-        }
-        client.onEvent(.consumerStarted(queue: queue))
+        try startConsumer(tag, on: connection)
     }
 
-    /// basic.qos and basic.consume, waited for: no delivery of this consumer comes before its
-    /// consume-ok.
+    /// basic.qos and basic.consume, not waited for: the deliveries of the connection's other
+    /// consumers keep passing the body limit meanwhile (`AMQPConnection.sendConsume`).
     func startConsumer(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
         guard let consumer = consumers[tag] else { return }
-        try connection.flushFrames()
-        try connection.qos(channel: Self.consumeChannel, prefetch: consumer.prefetch)
-        try connection.consume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag)
-        consumers.started(tag)
+        try connection.sendConsume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag, prefetch: consumer.prefetch)
+        consumers.starting(tag)
         policy.smallestPrefetch = consumers.smallestActivePrefetch
-        logger.debug("AMQP consuming", metadata: [LogKeys.queue: "\(consumer.queue)", LogKeys.prefetch: "\(consumer.prefetch)"])
     }
 
     func declare(_ declarations: [AMQPDeclaration], on connection: AMQPConnection) throws(AMQPError) {

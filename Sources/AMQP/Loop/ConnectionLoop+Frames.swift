@@ -38,18 +38,27 @@ extension ConnectionLoop {
             logger.warning("AMQP consumer cancelled by broker", metadata: [LogKeys.queue: "\(consumer.queue)"])
             client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
 
+        case .consumeOk(let channel, let consumerTag):
+            guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else { return }
+            switch consumers.started(consumerTag) {
+            case .none: return
+            case .running:
+                logger.debug("AMQP consuming", metadata: [LogKeys.queue: "\(consumer.queue)", LogKeys.prefetch: "\(consumer.prefetch)"])
+                client.onEvent(.consumerStarted(queue: consumer.queue))
+            case .cancelNow:
+                try connection.sendCancel(channel: Self.consumeChannel, consumerTag: consumerTag)
+            }
+            policy.smallestPrefetch = consumers.smallestActivePrefetch
+            try performHeldAdmin(on: connection)
+
         case .cancelOk(let channel, let consumerTag):
             guard channel == Self.consumeChannel else { return }
             let startAgain = consumers.cancelConfirmed(consumerTag)
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             if startAgain { try start(consumerTag, on: connection) }
-            if !consumers.cancelInFlight, !adminAfterCancel.isEmpty {
-                let held = adminAfterCancel
-                adminAfterCancel = []
-                try perform(held, on: connection)
-            }
+            try performHeldAdmin(on: connection)
 
-        case .channelClosed(let channel, let error):
+        case .channelClosed(let channel, let error, let causedByConsume):
             switch channel {
             case Self.publishChannel:
                 // E.g. publish to a missing exchange (404). Publishes in flight on the old channel
@@ -61,6 +70,13 @@ extension ConnectionLoop {
             case Self.adminChannel:
                 logger.debug("AMQP admin channel closed by broker", metadata: [LogKeys.error: "\(error)"])
             default:
+                // A refused consume (most likely its queue does not exist) stops that consumer and
+                // the application hears of it: a silent stop would look like an empty queue.
+                if causedByConsume, let tag = consumers.consumeRefused(), let queue = consumers[tag]?.queue {
+                    policy.smallestPrefetch = consumers.smallestActivePrefetch
+                    logger.error("AMQP consume failed", metadata: [LogKeys.queue: "\(queue)", LogKeys.error: "\(error)"])
+                    client.onEvent(.consumeFailed(queue: queue, reason: "\(error)"))
+                }
                 // Consume channel: its delivery tags are void, so start over with a new generation.
                 throw error
             }
@@ -82,5 +98,13 @@ extension ConnectionLoop {
         case .other(let channel, let methodID):
             logger.debug("AMQP ignored method", metadata: [LogKeys.channel: "\(channel)", LogKeys.method: "\(methodID)"])
         }
+    }
+
+    /// Admin requests held while a consumer change was in flight, once none is.
+    func performHeldAdmin(on connection: AMQPConnection) throws(AMQPError) {
+        guard !consumers.changeInFlight, !adminAfterCancel.isEmpty else { return }
+        let held = adminAfterCancel
+        adminAfterCancel = []
+        try perform(held, on: connection)
     }
 }

@@ -29,12 +29,17 @@ final class ConnectionLoop {
 
         enum AtBroker: Equatable {
             case none
+            /// basic.qos and basic.consume sent, the consume-ok not yet read. `thenCancel`: a stop or
+            /// retune came meanwhile; the cancel goes out on the consume-ok (RabbitMQ's channel
+            /// crashes, `badkey` in `consumer_monitor`, on a cancel of a consume it has not answered).
+            case starting(prefetch: UInt16, thenCancel: Bool = false)
             case consuming(prefetch: UInt16)
             /// basic.cancel sent, its cancel-ok not yet read: deliveries still arrive.
             case cancelling(prefetch: UInt16)
 
             var cancelSent: AtBroker {
                 switch self {
+                case .starting(let prefetch, _): .starting(prefetch: prefetch, thenCancel: true)
                 case .consuming(let prefetch), .cancelling(let prefetch): .cancelling(prefetch: prefetch)
                 case .none: .none
                 }

@@ -4,11 +4,15 @@
 /// a retune racing a pause, or a redeclare scheduled after a server cancel, can never leave two
 /// consumers (and twice the prefetch) on one queue.
 ///
-/// basic.cancel is never waited for in place: until its cancel-ok the broker keeps sending what
-/// the prefetch allows, and a blocking RPC would hold all of it whole in rabbitmq-c's memory
-/// (1.3 GB at the peak, seen with heaptrack, when 3 MiB jobs met a prefetch of 8,000). So a
-/// cancel is sent, the consumer is `cancelling`, its deliveries keep passing the body limit, and
-/// what was asked meanwhile happens when the cancel-ok arrives.
+/// basic.consume and basic.cancel are never waited for in place: until the answer the broker
+/// keeps sending the connection's other deliveries (and, for a cancel, this consumer's) as the
+/// prefetch allows, and a blocking RPC would hold all of it whole in rabbitmq-c's memory (1.3 GB
+/// at the peak, seen with heaptrack, when 3 MiB jobs met a prefetch of 8,000; 2.4 GB when the bulk
+/// lane's consumer started beside a streaming job queue). So the method is sent, the consumer is
+/// `starting` or `cancelling`, deliveries keep passing the body limit, and what was asked meanwhile
+/// happens when the answer arrives. A cancel of a consume not yet answered waits for its
+/// consume-ok: RabbitMQ 3.10's channel crashes on it (`badkey` in `consumer_monitor`) and closes
+/// the connection with 541.
 extension ConsumerTable {
     enum ConsumeStep: Equatable {
         /// Already consuming the queue with this prefetch: nothing goes to the broker.
@@ -20,6 +24,8 @@ extension ConsumerTable {
         case cancelThenStart(tag: String)
         /// A cancel is in flight; the consumer starts with the newest prefetch on its cancel-ok.
         case startAfterCancel(tag: String)
+        /// A start with this prefetch is in flight; its consume-ok tells the application.
+        case awaitingConsumeOk(tag: String)
     }
 
     mutating func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int, bodyRoom: (@Sendable () -> Int)? = nil,
@@ -43,6 +49,16 @@ extension ConsumerTable {
         case .consuming(let running) where running == prefetch:
             self[tag] = consumer
             return .unchanged(tag: tag)
+        case .starting(let running, _) where running == prefetch:
+            // A stop meanwhile is undone: the consume in flight is the one wanted.
+            consumer.atBroker = .starting(prefetch: running, thenCancel: false)
+            self[tag] = consumer
+            return .awaitingConsumeOk(tag: tag)
+        case .starting(let running, _):
+            // The cancel waits for the consume-ok; the start after it, for the cancel-ok.
+            consumer.atBroker = .starting(prefetch: running, thenCancel: true)
+            self[tag] = consumer
+            return .startAfterCancel(tag: tag)
         case .consuming:
             consumer.atBroker = existing.atBroker.cancelSent
             self[tag] = consumer
@@ -50,16 +66,47 @@ extension ConsumerTable {
         }
     }
 
-    /// basic.consume-ok came for `tag` with the prefetch it was started with.
-    mutating func started(_ tag: String) {
+    /// basic.qos and basic.consume were sent for `tag` with its prefetch.
+    mutating func starting(_ tag: String) {
         guard let prefetch = self[tag]?.prefetch else { return }
-        self[tag]?.atBroker = .consuming(prefetch: prefetch)
+        self[tag]?.atBroker = .starting(prefetch: prefetch)
+        unansweredConsumes.append(tag)
     }
 
-    /// A consume the broker refused: not retried (see `ConnectionLoop.start`).
-    mutating func failedToStart(_ tag: String) {
+    /// What a basic.consume-ok for a tag asks of the loop.
+    enum StartedStep: Equatable {
+        /// Not starting (a stale answer): nothing to do.
+        case none
+        /// Running: tell the application.
+        case running
+        /// A stop or retune came meanwhile: send basic.cancel now.
+        case cancelNow
+    }
+
+    /// basic.consume-ok came for `tag`. One for a consumer not starting (a stale answer) changes
+    /// nothing.
+    mutating func started(_ tag: String) -> StartedStep {
+        if let index = unansweredConsumes.firstIndex(of: tag) { unansweredConsumes.remove(at: index) }
+        guard let consumer = self[tag], case .starting(let prefetch, let thenCancel) = consumer.atBroker else { return .none }
+        if thenCancel {
+            self[tag]?.atBroker = .cancelling(prefetch: prefetch)
+            return .cancelNow
+        }
+        self[tag]?.atBroker = .consuming(prefetch: prefetch)
+        return .running
+    }
+
+    /// The broker closed the consume channel because of a basic.consume (most likely its queue
+    /// does not exist): returns the refused consumer's tag, the oldest consume not answered yet.
+    /// The broker answers methods in order, and discards the ones sent after the failing one until
+    /// the channel is reopened. The refused consumer is not retried on every reconnect, which
+    /// would only loop; the others start again on the next channel.
+    mutating func consumeRefused() -> String? {
+        guard !unansweredConsumes.isEmpty else { return nil }
+        let tag = unansweredConsumes.removeFirst()
         self[tag]?.wanted = false
         self[tag]?.atBroker = .none
+        return tag
     }
 
     /// Marks every consumer unwanted; returns the tags to send basic.cancel for (the ones running).
@@ -67,9 +114,17 @@ extension ConsumerTable {
         var toCancel: [String] = []
         for tag in tags {
             self[tag]?.wanted = false
-            guard let consumer = self[tag], case .consuming = consumer.atBroker else { continue }
-            self[tag]?.atBroker = consumer.atBroker.cancelSent
-            toCancel.append(tag)
+            guard let consumer = self[tag] else { continue }
+            switch consumer.atBroker {
+            case .consuming:
+                self[tag]?.atBroker = consumer.atBroker.cancelSent
+                toCancel.append(tag)
+            case .starting:
+                // Cancelled on its consume-ok.
+                self[tag]?.atBroker = consumer.atBroker.cancelSent
+            case .none, .cancelling:
+                continue
+            }
         }
         return toCancel
     }
@@ -94,12 +149,18 @@ extension ConsumerTable {
     /// start on the next connection.
     mutating func connectionEnded() -> [String] {
         for tag in tags { self[tag]?.atBroker = .none }
+        unansweredConsumes = []
         return wantedTags
     }
 
-    /// A basic.cancel of ours is waiting for its cancel-ok.
-    var cancelInFlight: Bool {
-        values.contains { if case .cancelling = $0.atBroker { true } else { false } }
+    /// A basic.consume or basic.cancel of ours is waiting for its answer.
+    var changeInFlight: Bool {
+        values.contains {
+            switch $0.atBroker {
+            case .starting, .cancelling: true
+            case .none, .consuming: false
+            }
+        }
     }
 
     var wantedTags: [String] { tags.filter { self[$0]?.wanted == true } }
@@ -112,7 +173,8 @@ extension ConsumerTable {
         var smallest = Int.max
         for consumer in values {
             let limits: [UInt16] = switch consumer.atBroker {
-            case .consuming(let prefetch), .cancelling(let prefetch): consumer.wanted ? [prefetch, consumer.prefetch] : [prefetch]
+            case .starting(let prefetch, _), .consuming(let prefetch), .cancelling(let prefetch):
+                consumer.wanted ? [prefetch, consumer.prefetch] : [prefetch]
             case .none: consumer.wanted ? [consumer.prefetch] : []
             }
             for limit in limits where limit > 0 { smallest = min(smallest, Int(limit)) }

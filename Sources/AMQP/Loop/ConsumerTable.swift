@@ -7,6 +7,8 @@ import PushCore
 struct ConsumerTable {
     private var tagList = LengthFirstNames()
     private var consumers: [ConnectionLoop.Consumer] = []
+    /// Tags whose basic.consume was sent and not answered, oldest first (`consumeRefused`).
+    var unansweredConsumes: [String] = []
 
     var tags: [String] { tagList.names }
     var count: Int { tagList.count }

@@ -13,8 +13,11 @@ enum InboundFrame {
     case consumerCancelled(channel: UInt16, consumerTag: String)
     /// The answer to our basic.cancel (`sendCancel`): the consumer gets no more deliveries.
     case cancelOk(channel: UInt16, consumerTag: String)
-    /// The server closed a channel; channel.close-ok was already sent.
-    case channelClosed(channel: UInt16, error: AMQPError)
+    /// The answer to our basic.consume (`sendConsume`): deliveries for the tag follow.
+    case consumeOk(channel: UInt16, consumerTag: String)
+    /// The server closed a channel; channel.close-ok was already sent. `causedByConsume`: the
+    /// close names basic.consume as the method that failed.
+    case channelClosed(channel: UInt16, error: AMQPError, causedByConsume: Bool)
     /// The server closed the connection; connection.close-ok was already sent.
     case connectionClosed(AMQPError)
     case blocked(reason: String)
@@ -75,11 +78,17 @@ extension AMQPConnection {
             let consumerTag = Self.string(cancel.consumer_tag)
             if cancel.nowait == 0 { try sendCancelOk(channel: channel, consumerTag: consumerTag) }
             return .consumerCancelled(channel: channel, consumerTag: consumerTag)
+        case AMQP_BASIC_CONSUME_OK_METHOD:
+            let ok = decoded.assumingMemoryBound(to: amqp_basic_consume_ok_t.self).pointee
+            return .consumeOk(channel: channel, consumerTag: Self.string(ok.consumer_tag))
         case AMQP_BASIC_CANCEL_OK_METHOD:
             let ok = decoded.assumingMemoryBound(to: amqp_basic_cancel_ok_t.self).pointee
             return .cancelOk(channel: channel, consumerTag: Self.string(ok.consumer_tag))
         case AMQP_CHANNEL_CLOSE_METHOD:
-            return .channelClosed(channel: channel, error: serverClose(method, channel: channel, "broker"))
+            let close = decoded.assumingMemoryBound(to: amqp_channel_close_t.self).pointee
+            // channel.close carries the class and method ids of the method that caused it.
+            let causedByConsume = (UInt32(close.class_id) << 16 | UInt32(close.method_id)) == AMQP_BASIC_CONSUME_METHOD
+            return .channelClosed(channel: channel, error: serverClose(method, channel: channel, "broker"), causedByConsume: causedByConsume)
         case AMQP_CONNECTION_CLOSE_METHOD:
             return .connectionClosed(serverClose(method, channel: channel, "broker"))
         case AMQP_CONNECTION_BLOCKED_METHOD:

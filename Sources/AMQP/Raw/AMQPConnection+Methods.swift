@@ -41,6 +41,21 @@ extension AMQPConnection {
         try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_CANCEL_METHOD, &cancel), "basic.cancel")
     }
 
+    /// basic.qos and basic.consume, not waited for: their answers come back through `readFrame`
+    /// (`consumeOk`). Waiting in place (`amqp_basic_consume`) would queue, whole, every delivery of
+    /// the connection's other consumers that arrives meanwhile.
+    func sendConsume(channel: UInt16, queue: String, consumerTag: String, prefetch: UInt16) throws(AMQPError) {
+        try flushFrames()
+        defer { recycleScratch() }
+        // global=0: RabbitMQ applies the limit to each consumer created afterwards on this channel.
+        var qos = amqp_basic_qos_t(prefetch_size: 0, prefetch_count: prefetch, global: 0)
+        try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_QOS_METHOD, &qos), "basic.qos")
+        var consume = amqp_basic_consume_t(ticket: 0, queue: try scratchBytes(queue), consumer_tag: try scratchBytes(consumerTag),
+                                           no_local: 0, no_ack: 0, exclusive: 0, nowait: 0,
+                                           arguments: amqp_table_t(num_entries: 0, entries: nil))
+        try checkWrite(amqp_send_method(state, channel, AMQP_BASIC_CONSUME_METHOD, &consume), "basic.consume on '\(queue)'")
+    }
+
     /// Answers a server-initiated basic.cancel that asked for a reply.
     func sendCancelOk(channel: UInt16, consumerTag: String) throws(AMQPError) {
         try flushFrames()
