@@ -67,12 +67,25 @@ extension GuardTests {
                 Set(fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)).union(reportedTokens(events)).count >= jobs
             }
             let reported = reportedTokens(events)
-            let delivered = fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)
+            let received = fixture.sandbox.received()
+            let delivered = received.filter { $0.status == 200 }.map(\.token)
             #expect(reported.count < ConfigurationBreaker.minimumMismatches)
-            #expect(Set(delivered).count == delivered.count)
+            #expect(Set(delivered).count == delivered.count, "sent twice: \(Self.repeated(delivered, in: received))")
             #expect(Set(delivered).union(reported).count == jobs)
             #expect(Set(delivered).isDisjoint(with: reported))
             try await waitUntilHealthy(worker)
+        }
+    }
+
+    /// Every request to a device accepted more than once (apns-id, status, connection): whether
+    /// one round sent it twice (one apns-id) or two attempts did.
+    static func repeated(_ delivered: [String], in received: [ReceivedNotification]) -> [String] {
+        var counts: [String: Int] = [:]
+        for token in delivered { counts[token, default: 0] += 1 }
+        return counts.filter { $0.value > 1 }.keys.sorted().map { token in
+            let requests = received.filter { $0.token == token }
+                .map { "\($0.apnsID) \($0.status) c\($0.connectionID)" }
+            return "\(token.suffix(6)): \(requests.joined(separator: ", "))"
         }
     }
 
