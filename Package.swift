@@ -59,8 +59,11 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // What every platform's client offers the worker (`PushTransport`), and the answer and
+        // request ids they share: the worker's rounds, settlement and breaker name no platform.
+        .target(name: "PushTransport", dependencies: ["HTTP2", "PushCore"], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
-            "HTTP2", "APNsCore", "PushCore", "COpenSSL",
+            "HTTP2", "APNsCore", "PushCore", "PushTransport", "COpenSSL",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -77,7 +80,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "CSystemShim",
+            "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "PushTransport", "CSystemShim",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,10 +122,11 @@ let package = Package(
         ]),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
+        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "PushTransport", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
@@ -141,9 +145,9 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "HTTP2",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),

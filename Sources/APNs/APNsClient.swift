@@ -2,11 +2,12 @@ import HTTP2
 import Logging
 import APNsCore
 import PushCore
+import PushTransport
 
 /// Sends notifications for one app over a pool of HTTP/2 connections and turns every answer, or
 /// the lack of one, into a `DeliveryOutcome`. It never throws per notification: a transport
 /// failure is an outcome too (retryable), so no device can fall through the cracks.
-public final class APNsClient: Sendable {
+public final class APNsClient: PushTransport {
     public let configuration: APNsConfiguration
     private let http: HTTP2Client
     private let builder: APNsRequestBuilder
@@ -43,8 +44,15 @@ public final class APNsClient: Sendable {
     /// Requests APNs lets this client's connections have in flight now (`HTTP2Client.streamCapacity`).
     public var streamCapacity: Int { http.streamCapacity }
 
+    public func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void) {
+        let options = job.apns
+        send(APNsNotification(token: device, topic: options.topic, pushType: options.pushType, priority: options.priority,
+                              expiration: job.expiration, collapseID: options.collapseID, apnsID: requestID, payload: job.payload),
+             completion: completion)
+    }
+
     /// `completion` runs on the connection pool's I/O thread: keep it short.
-    public func send(_ notification: APNsNotification, completion: @escaping @Sendable (APNsResult) -> Void) {
+    public func send(_ notification: APNsNotification, completion: @escaping @Sendable (PushResult) -> Void) {
         let headers: RequestHeaderBlock
         do {
             try APNsRequestBuilder.checkPayload(of: notification)
@@ -53,10 +61,10 @@ public final class APNsClient: Sendable {
                 http.sharedHeaders(method: "POST", headers: try builder.sharedHeaders(for: notification.headerFields, authorization: authorization))
             }
         } catch let problem as APNsRequestProblem {
-            completion(APNsResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(apnsStatus: 400, reason: problem.reason)))
+            completion(PushResult(status: 0, reason: problem.reason, outcome: DeliveryOutcome(apnsStatus: 400, reason: problem.reason)))
             return
         } catch {
-            completion(APNsResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
+            completion(PushResult(status: 0, reason: "\(error)", outcome: .credentialsProblem(reason: "\(error)")))
             return
         }
         let sentID = notification.apnsID
@@ -66,15 +74,15 @@ public final class APNsClient: Sendable {
                   keepsResponseHeaders: sentID == nil) { result in
             var answer = switch result {
             case let .success(response): Self.result(from: response)
-            case let .failure(error): Self.result(from: error)
+            case let .failure(error): PushResult(transportError: error)
             }
             // Without an answer (a timeout, a lost connection) the id is still the one we sent.
-            if answer.apnsID == nil { answer.apnsID = sentID }
+            if answer.requestID == nil { answer.requestID = sentID }
             completion(answer)
         }
     }
 
-    public func send(_ notification: APNsNotification) async -> APNsResult {
+    public func send(_ notification: APNsNotification) async -> PushResult {
         await withCheckedContinuation { continuation in
             send(notification) { continuation.resume(returning: $0) }
         }
@@ -84,10 +92,10 @@ public final class APNsClient: Sendable {
         await http.shutdown()
     }
 
-    static func result(from response: HTTP2Response) -> APNsResult {
+    static func result(from response: HTTP2Response) -> PushResult {
         let apnsID = response.header("apns-id")
         guard response.status != 200 else {
-            return APNsResult(status: 200, reason: nil, apnsID: apnsID, outcome: .sent)
+            return PushResult(status: 200, reason: nil, requestID: apnsID, outcome: .sent)
         }
         var reason: String?
         var timestamp: Int?
@@ -96,33 +104,7 @@ public final class APNsClient: Sendable {
             if case let .string(text)? = object["reason"] { reason = text }
             timestamp = object["timestamp"]?.exactInteger
         }
-        return APNsResult(status: response.status, reason: reason, timestamp: timestamp, apnsID: apnsID,
+        return PushResult(status: response.status, reason: reason, timestamp: timestamp, requestID: apnsID,
                           outcome: DeliveryOutcome(apnsStatus: response.status, reason: reason))
-    }
-
-    static func result(from error: HTTP2Error) -> APNsResult {
-        // No answer means APNs may or may not have the notification; retrying risks a duplicate,
-        // not retrying risks a loss, and the contract is at-least-once.
-        let reason: String = switch error.code {
-        case .connectFailed: "ConnectFailed"
-        case .tlsFailed: "TLSFailed"
-        case .refused: "Refused"
-        case .connectionLost: "ConnectionLost"
-        case .timeout: "Timeout"
-        case .unsent: "Unsent"
-        case .protocolError: "ProtocolError"
-        case .shutdown: "Shutdown"
-        default: "\(error.code)"
-        }
-        if error.code == .tlsFailed {
-            // A refused or expired client certificate, or a server we cannot verify: no device is to
-            // blame and every other one would fail the same way, so the worker pauses instead.
-            return APNsResult(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))
-        }
-        if error.requestWasNotProcessed {
-            // APNs never saw it (unreachable, refused stream): an outage, not this device's attempt.
-            return APNsResult(status: 0, reason: reason, outcome: .unavailable(reason: "\(reason): \(error.message)"))
-        }
-        return APNsResult(status: 0, reason: reason, outcome: .retryable(reason: "\(reason): \(error.message)"))
     }
 }

@@ -29,22 +29,3 @@ public struct APNsNotification: Sendable {
         self.payload = payload
     }
 }
-
-/// APNs' answer for one device, or what the transport made of it.
-public struct APNsResult: Sendable, Hashable {
-    /// The HTTP status, or 0 when no answer came back (connection lost, timeout, refused).
-    public var status: Int
-    public var reason: String?
-    /// For 410: when the token stopped being valid, in milliseconds since 1970.
-    public var timestamp: Int?
-    public var apnsID: String?
-    public var outcome: DeliveryOutcome
-
-    public init(status: Int, reason: String?, timestamp: Int? = nil, apnsID: String? = nil, outcome: DeliveryOutcome) {
-        self.status = status
-        self.reason = reason
-        self.timestamp = timestamp
-        self.apnsID = apnsID
-        self.outcome = outcome
-    }
-}

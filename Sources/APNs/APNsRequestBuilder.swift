@@ -24,7 +24,7 @@ struct APNsRequestBuilder: Sendable {
     }
 
     static func path(for token: DeviceToken) -> String {
-        "/3/device/" + token.hex
+        "/3/device/" + token.identity
     }
 
     /// The request's own id, never indexed: it differs on every request.

@@ -1,10 +1,13 @@
-/// A device token: `given` is the text as the job or the group gave it (what events name, so an
-/// application can match them), `hex` is what APNs wants in `:path` (lowercase). Apple does not
-/// fix the length, so any even-length hex string of 64…400 characters is accepted. Base64 only in
-/// the form push2mob took: 44 characters of the standard alphabet with one `=`, 32 bytes; any
-/// other non-hex text is refused rather than read as a different device.
+/// One device as a platform names it: `given` is the text as the job or the group gave it (what
+/// events name, so an application can match them), `identity` what makes two spellings one
+/// device and what the platform is sent (APNs: the token in lowercase hex, for `:path`).
+///
+/// `init(validating:)` reads an APNs token. Apple does not fix the length, so any even-length
+/// hex string of 64…400 characters is accepted. Base64 only in the form push2mob took: 44
+/// characters of the standard alphabet with one `=`, 32 bytes; any other non-hex text is refused
+/// rather than read as a different device.
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
-    public let hex: String
+    public let identity: String
     public let given: String
 
     public static let minHexLength = 64
@@ -13,9 +16,9 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     public init(validating text: String) throws(TokenProblem) {
         if let hex = Self.normalizedHex(text) {
-            self.hex = hex
+            self.identity = hex
         } else if let bytes = Self.base64Bytes(text) {
-            self.hex = Hex.encode(bytes)
+            self.identity = Hex.encode(bytes)
         } else {
             throw TokenProblem(text: text)
         }
@@ -24,16 +27,22 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// For tokens already validated (read back from our own chunk and retry jobs).
     public init(trustedHex: String) {
-        self.hex = trustedHex
+        self.identity = trustedHex
         self.given = trustedHex
     }
 
+    /// A device another platform's rules read (its identity already normalised).
+    public init(identity: String, given: String) {
+        self.identity = identity
+        self.given = given
+    }
+
     /// One device whatever its spelling.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.hex == rhs.hex }
-    public func hash(into hasher: inout Hasher) { hasher.combine(hex) }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.identity == rhs.identity }
+    public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
 
     /// Enough to recognise a device in logs without publishing the full token.
-    public var shortened: String { hex.count <= 12 ? hex : "\(hex.prefix(8))…\(hex.suffix(4))" }
+    public var shortened: String { identity.count <= 12 ? identity : "\(identity.prefix(8))…\(identity.suffix(4))" }
     public var description: String { shortened }
 
     private static func base64Bytes(_ text: String) -> [UInt8]? {

@@ -92,7 +92,7 @@ public struct JobParser: Sendable {
                 throw JobRejection(field: "tokens[\(index)]", error.description)
             }
             // A device named twice gets one notification.
-            if array.count == 1 || seen.insert(token.hex).inserted { tokens.append(token) }
+            if array.count == 1 || seen.insert(token.identity).inserted { tokens.append(token) }
         }
         return tokens
     }

@@ -1,8 +1,8 @@
-import APNs
 import NIOConcurrencyHelpers
+import PushTransport
 
-/// The apps a worker serves, replaceable while it runs (SIGHUP). A job finds its app's client
-/// through `client(for:)`; a reload puts new clients in for new jobs, while the clients it replaces
+/// The apps a worker serves, replaceable while it runs (SIGHUP). A job finds its app's transport
+/// through `transport(for:)`; a reload puts new ones in for new jobs, while the ones it replaces
 /// stay usable for the jobs that began before it, and are shut down once those jobs have all
 /// settled (`retired`). Each job is counted in the generation it started in (`enter`, `leave`).
 final class AppRoster: Sendable {
@@ -10,14 +10,15 @@ final class AppRoster: Sendable {
     final class Apps: Sendable {
         /// One per reload; UInt64 never nears its end.
         let generation: UInt64
-        let clients: AppTable<APNsClient>
-        let breakers: AppTable<ConfigurationBreaker>
+        let apps: AppTable<ServedApp>
 
-        init(generation: UInt64, clients: AppTable<APNsClient>, breakers: AppTable<ConfigurationBreaker>) {
+        init(generation: UInt64, apps: AppTable<ServedApp>) {
             self.generation = generation
-            self.clients = clients
-            self.breakers = breakers
+            self.apps = apps
         }
+
+        var names: [String] { apps.keys }
+        var transports: [any PushTransport] { apps.allValues.map(\.transport) }
     }
 
     private struct Retiring {
@@ -46,26 +47,22 @@ final class AppRoster: Sendable {
 
     private let state: NIOLockedValueBox<State>
 
-    init(clients: [String: APNsClient]) {
-        let table = AppTable(clients)
-        state = NIOLockedValueBox(State(current: Apps(generation: 0, clients: table, breakers: table.mapValues { _ in ConfigurationBreaker() })))
+    init(apps: [String: ServedApp]) {
+        state = NIOLockedValueBox(State(current: Apps(generation: 0, apps: AppTable(apps))))
     }
 
     var current: Apps { state.withLockedValue { $0.current } }
 
-    /// The app's client for a job: the current one, else (the app was taken out or changed by a
-    /// reload after the job began) the one the job began with.
-    func client(for app: String) -> APNsClient? {
+    /// The app for a job: the current one, else (the app was taken out or changed by a reload
+    /// after the job began) the one the job began with.
+    func app(_ name: String) -> ServedApp? {
         state.withLockedValue { state in
-            state.current.clients[app] ?? state.replaced.lazy.compactMap { $0.clients[app] }.first
+            state.current.apps[name] ?? state.replaced.lazy.compactMap { $0.apps[name] }.first
         }
     }
 
-    func breaker(for app: String) -> ConfigurationBreaker? {
-        state.withLockedValue { state in
-            state.current.breakers[app] ?? state.replaced.lazy.compactMap { $0.breakers[app] }.first
-        }
-    }
+    func transport(for app: String) -> (any PushTransport)? { self.app(app)?.transport }
+    func breaker(for app: String) -> ConfigurationBreaker? { self.app(app)?.breaker }
 
     /// Retirements waiting for earlier jobs to settle.
     var retirementsWaiting: Int { state.withLockedValue { $0.retiring.count } }
@@ -91,31 +88,28 @@ final class AppRoster: Sendable {
         for waiter in due { waiter.resume() }
     }
 
-    /// Puts `clients` in for new jobs. `kept` apps keep their client and breaker (their settings
-    /// did not change: no new connections, no new provider token). Returns the apps replaced, for
-    /// `retire`.
-    func replace(with clients: [String: APNsClient], keeping kept: Set<String>) -> Apps {
+    /// Puts `apps` in for new jobs. `kept` apps keep what they had (their settings did not change:
+    /// no new connections, no new provider token, the same breaker). Returns the apps replaced,
+    /// for `retire`.
+    func replace(with apps: [String: ServedApp], keeping kept: Set<String>) -> Apps {
         state.withLockedValue { state in
             let old = state.current
-            var merged = clients
-            var breakers: [String: ConfigurationBreaker] = [:]
-            for app in merged.keys { breakers[app] = ConfigurationBreaker() }
+            var merged = apps
             for app in kept {
-                guard let client = old.clients[app], let breaker = old.breakers[app] else { continue }
-                merged[app] = client
-                breakers[app] = breaker
+                guard let served = old.apps[app] else { continue }
+                merged[app] = served
             }
             if state.currentJobs > 0 { state.earlierJobs[old.generation] = state.currentJobs }
             state.currentJobs = 0
-            state.current = Apps(generation: old.generation &+ 1, clients: AppTable(merged), breakers: AppTable(breakers))
+            state.current = Apps(generation: old.generation &+ 1, apps: AppTable(merged))
             state.replaced.insert(old, at: 0)
             return old
         }
     }
 
-    /// Returns, once no job that began before `old` was replaced is in flight, the clients of `old`
-    /// that no later generation uses: they can be shut down.
-    func retire(_ old: Apps) async -> [APNsClient] {
+    /// Returns, once no job that began before `old` was replaced is in flight, the transports of
+    /// `old` that no later generation uses: they can be shut down.
+    func retire(_ old: Apps) async -> [any PushTransport] {
         let before = old.generation &+ 1
         await withCheckedContinuation { continuation in
             let due: [CheckedContinuation<Void, Never>] = state.withLockedValue { state in
@@ -125,9 +119,9 @@ final class AppRoster: Sendable {
             for waiter in due { waiter.resume() }
         }
         let stillUsed = state.withLockedValue { state in
-            Set(([state.current] + state.replaced).flatMap { $0.clients.allValues.map(ObjectIdentifier.init) })
+            Set(([state.current] + state.replaced).flatMap { $0.transports.map { ObjectIdentifier($0) } })
         }
-        return old.clients.allValues.filter { !stillUsed.contains(ObjectIdentifier($0)) }
+        return old.transports.filter { !stillUsed.contains(ObjectIdentifier($0)) }
     }
 
     /// Retirements whose earlier jobs have all settled: their apps leave `replaced`.

@@ -38,7 +38,7 @@ final class ChunkMarkers: Sendable {
     }
 
     static func digest(_ devices: [DeviceToken]) -> String {
-        Digest.hex(devices.map(\.hex))
+        Digest.hex(devices.map(\.identity))
     }
 
     var skipped: Int { state.withLockedValue { $0.skipped } }

@@ -1,15 +1,16 @@
-import APNs
 import PushCore
+import PushTransport
 import NIOConcurrencyHelpers
 
-/// Tells a configuration mistake from bad devices. A wrong environment makes APNs answer
-/// `BadDeviceToken` for every device (and a wrong topic `DeviceTokenNotForTopic`); taken one by
-/// one, those would become `token.invalid` events and applications would delete every token. So
-/// the answers of one app are watched over a sliding window: when at least `minimumMismatches` of
-/// the last `window` answers, and at least half of them, say the token does not fit, the breaker
-/// trips and such answers mean "configuration problem" instead: the devices are held untouched and
-/// the app pauses as for refused credentials. `BadTopic`, `TopicDisallowed` and `MissingTopic`
-/// trip it at once (no device can cause them). Ordinary traffic with some stale tokens stays far
+/// Tells a configuration mistake from bad devices. A wrong APNs environment makes APNs answer
+/// `BadDeviceToken` for every device (a wrong topic `DeviceTokenNotForTopic`, a wrong FCM project
+/// `SENDER_ID_MISMATCH`); taken one by one, those would become `token.invalid` events and
+/// applications would delete every token. So the answers of one app are watched over a sliding
+/// window, each read by its platform (`PushTransport.configurationFit`): when at least
+/// `minimumMismatches` of the last `window` answers, and at least half of them, say the token does
+/// not fit, the breaker trips and such answers mean "configuration problem" instead: the devices
+/// are held untouched and the app pauses as for refused credentials. Answers only the
+/// configuration can cause trip it at once. Ordinary traffic with some stale tokens stays far
 /// below half and never trips it.
 final class ConfigurationBreaker: Sendable {
     static let window = 200
@@ -38,40 +39,27 @@ final class ConfigurationBreaker: Sendable {
     }
     private let state = NIOLockedValueBox(State())
 
-    /// The results with mismatches turned into `credentialsProblem` while the breaker is tripped.
-    /// `jobTopic`: the job chose its own topic, so a topic refusal is that job's fault (it stays a
-    /// `delivery.failed`), not the app's configuration.
-    func screen(_ results: [APNsResult], jobTopic: Bool = false) -> [APNsResult] {
+    /// The results with mismatches turned into `credentialsProblem` while the breaker is tripped,
+    /// each read by `transport` for `job`.
+    func screen(_ results: [PushResult], job: PushJob, transport: any PushTransport) -> [PushResult] {
         var screened = results
         state.withLockedValue { state in
             for index in screened.indices {
-                let result = screened[index]
-                guard result.status != 0 else { continue }   // no answer: says nothing about the configuration
-                // Accepted (no reason): a plain answer, without hashing "" into three sets.
-                guard let reason = result.reason else {
+                switch transport.configurationFit(of: screened[index], job: job) {
+                case .unknown:
+                    continue
+                case .fits:
                     state.record(false)
-                    continue
-                }
-                if !jobTopic, Self.topicReasons.contains(reason) {
-                    screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason): the topic does not fit these credentials (check --apns-topic)")
-                    continue
-                }
-                if Self.environmentReasons.contains(reason) {
-                    screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason): the key or certificate belongs to the other environment (check --apns-environment)")
-                    continue
-                }
-                let mismatch = Self.mismatchReasons.contains(reason)
-                state.record(mismatch)
-                if mismatch, state.tripped {
-                    screened[index].outcome = .credentialsProblem(reason: "environment or topic mismatch? APNs answered \(reason) for \(state.mismatches) of the last \(state.answers.count) devices (check --apns-environment and --apns-topic)")
+                case .misconfigured(let reason):
+                    screened[index].outcome = .credentialsProblem(reason: reason)
+                case .mismatch(let suspect, let check):
+                    state.record(true)
+                    if state.tripped {
+                        screened[index].outcome = .credentialsProblem(reason: "\(suspect) for \(state.mismatches) of the last \(state.answers.count) devices (\(check))")
+                    }
                 }
             }
         }
         return screened
     }
-
-    static let mismatchReasons: Set<String> = ["BadDeviceToken", "DeviceTokenNotForTopic"]
-    static let topicReasons: Set<String> = ["BadTopic", "TopicDisallowed", "MissingTopic"]
-    /// Already credentials problems (PushCore maps them so); named for what they mean.
-    static let environmentReasons: Set<String> = ["BadEnvironmentKeyIdInToken", "BadEnvironmentKeyInToken", "BadCertificateEnvironment"]
 }

@@ -1,6 +1,5 @@
-import APNs
-import APNsCore
 import PushCore
+import PushTransport
 import NIOConcurrencyHelpers
 
 /// Sends one notification to many devices at once and reports when every answer is in. Callbacks
@@ -11,25 +10,22 @@ enum DeliveryRound {
     /// where a resent device stands in the job's list, so it keeps its id).
     /// The round starts once `budget` has room for its devices and gives them back when its last
     /// answer is in (`completion` then runs).
-    static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
-                     with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
+    static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
+                     with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                     latency: LatencyRecorder, completion: @escaping @Sendable ([PushResult]) -> Void) {
         budget.acquire(devices.count, bulk: job.bulk) {
-            sendNow(job, to: devices, ids: ids, positions: positions, with: client, budget: budget, deliveredAt: deliveredAt,
+            sendNow(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt,
                     latency: latency, completion: completion)
         }
     }
 
     /// Gives the round's share of `budget` back before `completion` runs (the release itself may
     /// start a waiting round).
-    private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]?,
-                                with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                                latency: LatencyRecorder, completion: @escaping @Sendable ([APNsResult]) -> Void) {
-        let options = job.apns
-        func notification(_ index: Int) -> APNsNotification {
-            APNsNotification(token: devices[index], topic: options.topic, pushType: options.pushType, priority: options.priority,
-                             expiration: job.expiration, collapseID: options.collapseID,
-                             apnsID: ids.id(at: positions?[index] ?? index), payload: job.payload)
+    private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]?,
+                                with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                                latency: LatencyRecorder, completion: @escaping @Sendable ([PushResult]) -> Void) {
+        func send(_ index: Int, completion: @escaping @Sendable (PushResult) -> Void) {
+            transport.send(job, to: devices[index], requestID: ids.id(at: positions?[index] ?? index), completion: completion)
         }
         switch devices.count {
         case 0:
@@ -37,7 +33,7 @@ enum DeliveryRound {
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
-            client.send(notification(0)) { result in
+            send(0) { result in
                 latency.record(since: deliveredAt)
                 budget.release(1, bulk: job.bulk)
                 completion([result])
@@ -50,7 +46,7 @@ enum DeliveryRound {
                 completion(results)
             }
             for index in devices.indices {
-                client.send(notification(index)) { result in
+                send(index) { result in
                     latency.record(since: deliveredAt)
                     collector.record(result, at: index)
                 }
@@ -58,11 +54,11 @@ enum DeliveryRound {
         }
     }
 
-    static func send(_ job: PushJob, to devices: [DeviceToken], ids: APNsIDRange, positions: [Int]? = nil,
-                     with client: APNsClient, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder) async -> [APNsResult] {
+    static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
+                     with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
+                     latency: LatencyRecorder) async -> [PushResult] {
         await withCheckedContinuation { continuation in
-            send(job, to: devices, ids: ids, positions: positions, with: client, budget: budget, deliveredAt: deliveredAt, latency: latency) {
+            send(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt, latency: latency) {
                 continuation.resume(returning: $0)
             }
         }
@@ -71,19 +67,19 @@ enum DeliveryRound {
 
 private final class ResultCollector: Sendable {
     private struct State {
-        var results: [APNsResult?]
+        var results: [PushResult?]
         var remaining: Int
     }
     private let state: NIOLockedValueBox<State>
-    private let completion: @Sendable ([APNsResult]) -> Void
+    private let completion: @Sendable ([PushResult]) -> Void
 
-    init(count: Int, completion: @escaping @Sendable ([APNsResult]) -> Void) {
+    init(count: Int, completion: @escaping @Sendable ([PushResult]) -> Void) {
         state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), remaining: count))
         self.completion = completion
     }
 
-    func record(_ result: APNsResult, at index: Int) {
-        let finished: [APNsResult]? = state.withLockedValue { state in
+    func record(_ result: PushResult, at index: Int) {
+        let finished: [PushResult]? = state.withLockedValue { state in
             guard state.results[index] == nil else { return nil }
             state.results[index] = result
             state.remaining -= 1

@@ -16,8 +16,8 @@ struct DeviceSet {
 
     /// Inserts the token; returns false if it was already there.
     mutating func insert(_ token: DeviceToken) -> Bool {
-        if let key = Self.key(token.hex) { return compact.insert(key) }
-        return other.insert(token.hex).inserted
+        if let key = Self.key(token.identity) { return compact.insert(key) }
+        return other.insert(token.identity).inserted
     }
 
     private static func key(_ hex: String) -> CompactKeyTable.Key? {

@@ -1,6 +1,6 @@
 import PushCore
 
-/// An app's `prune_invalid_tokens` (pushd removed a device on 410): a token APNs calls invalid is
+/// An app's `prune_invalid_tokens` (pushd removed a device on 410): a token the platform calls invalid is
 /// removed from the groups the job's devices came from, and its `token.invalid` event names them.
 /// Where a token came from is not carried per device: SREM on a group that does not hold it
 /// removes nothing, and its answer says which groups did. Jobs that name no group (the one-token
@@ -8,7 +8,7 @@ import PushCore
 extension JobProcessor {
     func prunes(_ settlement: Settlement) -> Bool {
         guard settlement.counts.invalid > 0, !settlement.job.prunableGroups.isEmpty else { return false }
-        return roster.client(for: settlement.job.app)?.configuration.pruneInvalidTokens == true
+        return roster.app(settlement.job.app)?.pruneInvalidTokens == true
     }
 
     /// Redis trouble leaves the remaining events as they are (logged): the application still

@@ -30,7 +30,7 @@ extension JobProcessor {
             }
             let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
                                        makeID: JobID.next)
-            let apps = roster.current.clients
+            let apps = roster.current.apps
             guard apps[job.app] != nil else {
                 throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(apps.keys.joined(separator: ", ")))")
             }

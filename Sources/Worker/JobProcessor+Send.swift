@@ -1,7 +1,6 @@
 import AMQP
-import APNs
-import APNsCore
 import PushCore
+import PushTransport
 
 /// The task path's stages after the plan: reject, expand, expire or send, then one tally.
 extension JobProcessor {
@@ -40,12 +39,12 @@ extension JobProcessor {
             settlement.counts.devices += devices.count
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
         } else if !devices.isEmpty {
-            let client = roster.client(for: job.app)!
-            let ids = APNsIDRange(count: devices.count)
-            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: client, budget: devicesInFlight,
+            let transport = roster.transport(for: job.app)!
+            let ids = RequestIDRange(count: devices.count)
+            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,
                                                    deliveredAt: started, latency: status.latency)
-            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, client: client, log: log)
-            tally(&settlement, devices: devices, results: results, ids: ids, started: started)
+            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
+            tally(&settlement, devices: devices, results: results, ids: ids, transport: transport, started: started)
             return (settlement, log)
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
@@ -53,25 +52,25 @@ extension JobProcessor {
     }
 
     /// The one tally of a round's answers, for both paths.
-    func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [APNsResult], ids: APNsIDRange,
-               started: ContinuousClock.Instant) {
+    func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [PushResult], ids: RequestIDRange,
+               transport: any PushTransport, started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
         settlement.sent(with: ids)
-        settlement.record(devices, roster.breaker(for: settlement.job.app)!.screen(results, jobTopic: settlement.job.apns.topic != nil),
-                          retry: configuration.retry)
+        let screened = roster.breaker(for: settlement.job.app)!.screen(results, job: settlement.job, transport: transport)
+        settlement.record(devices, screened, retry: configuration.retry)
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
     }
 
-    /// ExpiredProviderToken: the APNs client renews the JWT and the devices go out once more,
-    /// through the same round (and devices-in-flight budget) as the first time.
-    func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: APNsIDRange, results: inout [APNsResult],
-                                   client: APNsClient, log: JobLog) async {
-        let resent = await client.renewProviderTokenAndResend(&results) { stale in
-            await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: client,
+    /// Stale credentials (APNs' ExpiredProviderToken): the transport renews them and the devices go
+    /// out once more, through the same round (and devices-in-flight budget) as the first time.
+    func refreshCredentialsIfAsked(_ job: PushJob, devices: [DeviceToken], ids: RequestIDRange, results: inout [PushResult],
+                                   transport: any PushTransport, log: JobLog) async {
+        let resent = await transport.renewCredentialsAndResend(&results) { stale in
+            await DeliveryRound.send(job, to: stale.map { devices[$0] }, ids: ids, positions: stale, with: transport,
                                      budget: devicesInFlight, deliveredAt: .now, latency: status.latency)
         }
         if resent > 0 {
-            log.logger.notice("APNs said the provider token expired; minted a new one and resent", metadata: [LogKeys.devices: "\(resent)"])
+            log.logger.notice("the platform said the credentials expired; renewed them and resent", metadata: [LogKeys.devices: "\(resent)"])
         }
     }
 

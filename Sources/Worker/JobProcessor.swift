@@ -1,8 +1,7 @@
 import AMQP
-import APNs
 import Logging
-import APNsCore
 import PushCore
+import PushTransport
 import Redis
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
@@ -15,7 +14,7 @@ import Redis
 final class JobProcessor: Sendable {
     let configuration: WorkerConfiguration
     let amqp: AMQPClient
-    /// The apps and their APNs clients, replaced by a reload.
+    /// The apps and their platform transports, replaced by a reload.
     let roster: AppRoster
     let expander: GroupExpander
     let redis: RedisClient
@@ -23,7 +22,7 @@ final class JobProcessor: Sendable {
     let gate: ConsumptionGate
     let results: ResultPublisher
     let tasks: JobTasks
-    /// Notifications in flight to APNs, across every job: what the connections allow, capped by
+    /// Notifications in flight to the platforms, across every job: what the connections allow, capped by
     /// `--max-in-flight`.
     let devicesInFlight: DevicesInFlight
     let prefetchTuner: PrefetchTuner?
@@ -45,7 +44,7 @@ final class JobProcessor: Sendable {
         self.results = results
         self.tasks = tasks
         self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight, bulkSharePercent: configuration.bulkSharePercent) {
-            roster.current.clients.allValues.reduce(0) { $0 + $1.streamCapacity }
+            roster.current.apps.allValues.reduce(0) { $0 + $1.transport.streamCapacity }
         }
         self.prefetchTuner = configuration.tunesPrefetch
             ? PrefetchTuner(initial: Int(configuration.prefetch), maxInFlight: configuration.maxInFlight,
@@ -79,28 +78,28 @@ final class JobProcessor: Sendable {
             return
         }
         // Parsing found the app; a reload since keeps its client until this job settles.
-        let client = roster.client(for: job.app)!
-        let ids = APNsIDRange(count: job.tokens.count)
-        DeliveryRound.send(job, to: job.tokens, ids: ids, with: client, budget: devicesInFlight, deliveredAt: started,
+        let transport = roster.transport(for: job.app)!
+        let ids = RequestIDRange(count: job.tokens.count)
+        DeliveryRound.send(job, to: job.tokens, ids: ids, with: transport, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency) { [self] results in
             // The job's log context is made when needed, not carried through every closure.
-            guard results.contains(where: APNsClient.asksForNewCredentials) else {
-                return finish(delivery, job, results: results, ids: ids, started: started, now: now, settled: settled)
+            guard results.contains(where: \.asksForNewCredentials) else {
+                return finish(delivery, job, results: results, ids: ids, transport: transport, started: started, now: now, settled: settled)
             }
             run(orElse: settled) { [self] in
                 var results = results
-                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, client: client,
+                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, transport: transport,
                                                 log: JobLog(logger, job: job))
-                finish(delivery, job, results: results, ids: ids, started: started, now: now, settled: settled)
+                finish(delivery, job, results: results, ids: ids, transport: transport, started: started, now: now, settled: settled)
             }
         }
     }
 
     /// The last answer of a task-free job is in: tally and settle it.
-    private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [APNsResult], ids: APNsIDRange,
+    private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [PushResult], ids: RequestIDRange, transport: any PushTransport,
                         started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) {
         var settlement = Settlement(job: job, now: now)
-        tally(&settlement, devices: job.tokens, results: results, ids: ids, started: started)
+        tally(&settlement, devices: job.tokens, results: results, ids: ids, transport: transport, started: started)
         settle(delivery, settlement, log: JobLog(logger, job: job)) { _ in settled() }
     }
 

@@ -15,7 +15,7 @@ public final class PushWorker: Service, Sendable {
     private let logger: Logger
     private let amqp: AMQPClient
     private let redis: RedisClient
-    /// The apps served and their APNs clients; `reload` replaces them.
+    /// The apps served and their platform transports; `reload` replaces them.
     private let roster: AppRoster
     /// The apps' provider tokens, the same across the fleet (Redis) for a team and key.
     private let tokenSharing: ProviderTokenSharing
@@ -44,7 +44,7 @@ public final class PushWorker: Service, Sendable {
         self.logger = logger
         let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
         self.tokenSharing = tokenSharing
-        let roster = AppRoster(clients: try Self.clients(for: tokenSharing.apps, logger: logger))
+        let roster = AppRoster(apps: try Self.served(tokenSharing.apps, logger: logger))
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -82,7 +82,7 @@ public final class PushWorker: Service, Sendable {
         gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room })
         logger.info("worker started", metadata: [
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
-            "push.apps": "\(roster.current.clients.keys.joined(separator: ","))",
+            "push.apps": "\(roster.current.names.joined(separator: ","))",
         ])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
@@ -179,17 +179,17 @@ public final class PushWorker: Service, Sendable {
 
     private func shutdownConnections() async {
         await amqp.shutdown()
-        for client in roster.current.clients.allValues { await client.shutdown() }
+        for transport in roster.current.transports { await transport.shutdown() }
     }
 
-    private static func clients(for apps: [String: APNsConfiguration], logger: Logger) throws(APNsConfigurationError) -> [String: APNsClient] {
-        var clients = [String: APNsClient]()
+    private static func served(_ apps: [String: APNsConfiguration], logger: Logger) throws(APNsConfigurationError) -> [String: ServedApp] {
+        var served = [String: ServedApp]()
         for (name, app) in apps {
             var appLogger = logger
             appLogger[metadataKey: "push.app"] = "\(name)"
-            clients[name] = try APNsClient(configuration: app, logger: appLogger)
+            served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger), pruneInvalidTokens: app.pruneInvalidTokens)
         }
-        return clients
+        return served
     }
 
     /// A reload (SIGHUP): from now on jobs find the apps of `apps`. Apps named in `unchanged` keep
@@ -202,7 +202,7 @@ public final class PushWorker: Service, Sendable {
         // Renewed apps of a team and key already in use keep its provider, so their new
         // connections start with the token the others use.
         let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
-        let fresh = try Self.clients(for: renewed, logger: logger)
+        let fresh = try Self.served(renewed, logger: logger)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: Set(apps.keys), renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [
@@ -212,7 +212,7 @@ public final class PushWorker: Service, Sendable {
         let roster = roster, logger = logger
         _ = jobTasks.submit {
             let retired = await roster.retire(old)
-            for client in retired { await client.shutdown() }
+            for transport in retired { await transport.shutdown() }
             logger.notice("configuration reload complete: the jobs begun before it settled, the connections it replaced are closed",
                           metadata: ["push.clients_closed": "\(retired.count)"])
         }

@@ -1,5 +1,5 @@
-import APNs
 import PushCore
+import PushTransport
 
 /// The tally of one job's outcomes: counts, events to publish, devices to retry or hold.
 struct Settlement: Sendable {
@@ -9,7 +9,7 @@ struct Settlement: Sendable {
     var retryTokens: [DeviceToken] = []
     var heldTokens: [DeviceToken] = []
     var credentialsReason: String?
-    /// Set when APNs could not be reached for some devices (they are held, attempts untouched).
+    /// Set when the platform could not be reached for some devices (they are held, attempts untouched).
     var unavailableReason: String?
     /// Groups the job named that do not exist in Redis (or are empty).
     var missingGroups: [String] = []
@@ -21,22 +21,22 @@ struct Settlement: Sendable {
     }
 
     /// Every device's answer, in order (the one tally of both job paths).
-    mutating func record(_ devices: [DeviceToken], _ results: [APNsResult], retry: RetryPolicy) {
+    mutating func record(_ devices: [DeviceToken], _ results: [PushResult], retry: RetryPolicy) {
         for (device, result) in zip(devices, results) { record(device, result, retry: retry) }
     }
 
-    mutating func record(_ device: DeviceToken, _ result: APNsResult, retry: RetryPolicy) {
+    mutating func record(_ device: DeviceToken, _ result: PushResult, retry: RetryPolicy) {
         switch result.outcome {
         case .sent:
             counts.sent += 1
         case let .tokenInvalid(reason):
             counts.invalid += 1
             events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,
-                                        requestID: result.apnsID))
+                                        requestID: result.requestID))
         case let .permanentFailure(reason):
-            fail(device, status: result.status, reason: reason, requestID: result.apnsID)
+            fail(device, status: result.status, reason: reason, requestID: result.requestID)
         case let .unavailable(reason):
-            // Not the device's fault: it waits for APNs, without using up an attempt.
+            // Not the device's fault: it waits for the platform, without using up an attempt.
             heldTokens.append(device)
             unavailableReason = reason
         case let .retryable(reason):
@@ -44,7 +44,7 @@ struct Settlement: Sendable {
                 counts.retried += 1
                 retryTokens.append(device)
             } else {
-                fail(device, status: result.status, reason: reason, requestID: result.apnsID)
+                fail(device, status: result.status, reason: reason, requestID: result.requestID)
             }
         case let .refreshCredentials(reason), let .credentialsProblem(reason):
             heldTokens.append(device)
@@ -59,7 +59,7 @@ struct Settlement: Sendable {
     }
 
     /// The ids the attempt's requests carried, for job.completed.
-    mutating func sent(with ids: APNsIDRange) {
+    mutating func sent(with ids: RequestIDRange) {
         counts.firstRequestID = ids.first
         counts.lastRequestID = ids.last   // one device (most jobs): the same string, formatted once by the range
     }

@@ -42,7 +42,7 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func run() async throws {
             var seen = Set<String>()
-            let spellings = try GroupsCommand.validate(tokens).flatMap { [$0.given, $0.hex] }.filter { seen.insert($0).inserted }
+            let spellings = try GroupsCommand.validate(tokens).flatMap { [$0.given, $0.identity] }.filter { seen.insert($0).inserted }
             let removed = try await target.client().setRemove(key: target.key, members: spellings)
             print("\(removed) removed from \(target.key)")
         }

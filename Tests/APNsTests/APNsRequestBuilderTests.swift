@@ -1,7 +1,7 @@
 @testable import HTTP2
 import APNsCore
 import PushCore
-import Synchronization
+import PushTransport
 import Testing
 @testable import APNs
 
@@ -18,7 +18,7 @@ import Testing
                                             collapseID: "score", apnsID: "123e4567-e89b-12d3-a456-426614174000", payload: Array(#"{"aps":{}}"#.utf8))
         let request = try builder.request(for: notification, authorization: "bearer x.y.z")
         #expect(request.method == "POST")
-        #expect(request.path == "/3/device/" + token.hex)
+        #expect(request.path == "/3/device/" + token.identity)
         let values = headers(request)
         #expect(values["authorization"] == "bearer x.y.z")
         #expect(values["apns-push-type"] == "alert")
@@ -64,7 +64,7 @@ import Testing
         let gone = APNsClient.result(from: HTTP2Response(status: 410, headers: [HTTP2Header(name: "apns-id", value: "abc")], body: Array(#"{"reason":"Unregistered","timestamp":1700000000123}"#.utf8)))
         #expect(gone.outcome == .tokenInvalid(reason: "Unregistered"))
         #expect(gone.timestamp == 1_700_000_000_123)
-        #expect(gone.apnsID == "abc")
+        #expect(gone.requestID == "abc")
         let ok = APNsClient.result(from: HTTP2Response(status: 200, headers: [], body: []))
         #expect(ok.outcome == .sent)
         let unavailable = APNsClient.result(from: HTTP2Response(status: 503, headers: [], body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8)))
@@ -74,13 +74,13 @@ import Testing
     }
 
     @Test func transportFailuresMapToRetryOrPause() {
-        let lost = APNsClient.result(from: HTTP2Error(code: .connectionLost, message: "reset"))
+        let lost = PushResult(transportError: HTTP2Error(code: .connectionLost, message: "reset"))
         #expect(lost.outcome == .retryable(reason: "ConnectionLost: reset"))
         #expect(lost.status == 0)
-        let timeout = APNsClient.result(from: HTTP2Error(code: .timeout, message: "30 s"))
+        let timeout = PushResult(transportError: HTTP2Error(code: .timeout, message: "30 s"))
         #expect(timeout.outcome == .retryable(reason: "Timeout: 30 s"))
         // A certificate APNs refuses (or a server we cannot verify) is not the device's fault.
-        let tls = APNsClient.result(from: HTTP2Error(code: .tlsFailed, message: "certificate expired"))
+        let tls = PushResult(transportError: HTTP2Error(code: .tlsFailed, message: "certificate expired"))
         #expect(tls.outcome == .credentialsProblem(reason: "TLSFailed: certificate expired"))
     }
 }
@@ -207,78 +207,23 @@ import Testing
 struct APNsTransportOutcomeTests {
     @Test func whatAPNsNeverSawIsUnavailableNotRetryable() {
         for kind in [HTTP2Error.Code.connectFailed, .refused, .unsent] {
-            let result = APNsClient.result(from: HTTP2Error(code: kind, message: "x"))
+            let result = PushResult(transportError: HTTP2Error(code: kind, message: "x"))
             guard case .unavailable = result.outcome else {
                 Issue.record("\(kind) gave \(result.outcome)")
                 continue
             }
         }
         for kind in [HTTP2Error.Code.timeout, .connectionLost] {
-            let result = APNsClient.result(from: HTTP2Error(code: kind, message: "x"))
+            let result = PushResult(transportError: HTTP2Error(code: kind, message: "x"))
             guard case .retryable = result.outcome else {
                 Issue.record("\(kind) gave \(result.outcome)")
                 continue
             }
         }
-        guard case .credentialsProblem = APNsClient.result(from: HTTP2Error(code: .tlsFailed, message: "x")).outcome else {
+        guard case .credentialsProblem = PushResult(transportError: HTTP2Error(code: .tlsFailed, message: "x")).outcome else {
             Issue.record("a TLS failure is a credentials problem")
             return
         }
-    }
-}
-
-@Suite("APNsIDRange")
-struct APNsIDRangeTests {
-    private struct Counting: RandomNumberGenerator {
-        var state: UInt64 = 0x0123_4567_89ab_cdef
-        mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state
-        }
-    }
-
-    @Test("canonical version-4 UUIDs whose last eight hex digits count the devices")
-    func format() throws {
-        var generator = Counting()
-        let range = APNsIDRange(count: 300, using: &generator)
-        let canonical = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
-        for index in [0, 1, 255, 299] {
-            let id = range.id(at: index)
-            #expect(id.wholeMatch(of: canonical) != nil, "\(id)")
-            #expect(UInt32(id.suffix(8), radix: 16) == UInt32(index))
-            #expect(id.prefix(28) == range.id(at: 0).prefix(28))
-        }
-        #expect(range.first == range.id(at: 0))
-        #expect(range.last == range.id(at: 299))
-        #expect(APNsIDRange(count: 0).first == nil)
-    }
-
-    @Test("two attempts never share a range")
-    func distinct() {
-        let ids = Set((0..<1000).map { _ in APNsIDRange(count: 1).id(at: 0) })
-        #expect(ids.count == 1000)
-    }
-
-    /// Attempts in one process count in the first eight hex digits and share the random middle.
-    @Test("attempts of one process: a counter, then the process's random bits")
-    func countedWithinAProcess() throws {
-        let first = try #require(APNsIDRange(count: 1).first), second = try #require(APNsIDRange(count: 1).first)
-        let canonical = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
-        #expect(first.wholeMatch(of: canonical) != nil && second.wholeMatch(of: canonical) != nil)
-        let firstCount = try #require(UInt32(first.prefix(8), radix: 16))
-        // Other tests may take attempts in between: later, not necessarily next.
-        #expect(try #require(UInt32(second.prefix(8), radix: 16)) > firstCount)
-        #expect(first.dropFirst(8).prefix(20) == second.dropFirst(8).prefix(20))
-    }
-
-    /// 2^32 attempts are 2.5 days at 20,000 jobs a second: the counter goes on from 0.
-    @Test("the attempt counter wraps at 2^32 instead of stopping the process")
-    func attemptCounterWraps() throws {
-        let attempts = Synchronization.Atomic<UInt32>(UInt32.max - 1)
-        let ids = try (0..<3).map { _ in try #require(APNsIDRange(count: 2, countingIn: attempts).first) }
-        #expect(ids.map { String($0.prefix(8)) } == ["ffffffff", "00000000", "00000001"])
-        #expect(Set(ids).count == 3)
-        #expect(attempts.load(ordering: .relaxed) == 1)
     }
 }
 

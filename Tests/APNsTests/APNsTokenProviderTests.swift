@@ -3,6 +3,7 @@ import COpenSSL
 import Foundation
 import Logging
 import PushCore
+import PushTransport
 import Testing
 import NIOConcurrencyHelpers
 @testable import APNs
@@ -227,10 +228,10 @@ struct APNsTokenProviderKeyFileTests {
     }
 }
 
-/// `APNsClient.renewProviderTokenAndResend`: what the worker does with ExpiredProviderToken answers.
+/// `APNsClient.renewCredentialsAndResend`: what the worker does with ExpiredProviderToken answers.
 @Suite struct ProviderTokenRenewalTests {
-    static func result(_ status: Int, _ reason: String?) -> APNsResult {
-        APNsResult(status: status, reason: reason, outcome: DeliveryOutcome(apnsStatus: status, reason: reason))
+    static func result(_ status: Int, _ reason: String?) -> PushResult {
+        PushResult(status: status, reason: reason, outcome: DeliveryOutcome(apnsStatus: status, reason: reason))
     }
 
     @Test func expiredTokensAreResentOnceAfterTwentyMinutesAndOtherwiseWaitAsACredentialsProblem() async throws {
@@ -244,7 +245,7 @@ struct APNsTokenProviderKeyFileTests {
 
         // Minted a moment ago: APNs' 20-minute rule forbids a new one, so nothing is resent.
         var results = [Self.result(200, nil), expired, expired]
-        var resent = await client.renewProviderTokenAndResend(&results) { _ in
+        var resent = await client.renewCredentialsAndResend(&results) { _ in
             Issue.record("resent although no new token could be minted"); return []
         }
         #expect(resent == 0)
@@ -253,7 +254,7 @@ struct APNsTokenProviderKeyFileTests {
         // Twenty minutes on: the two stale devices go out once more, and their answers take their places.
         time.advance(by: .seconds(20 * 60))
         results = [Self.result(200, nil), expired, expired]
-        resent = await client.renewProviderTokenAndResend(&results) { indices in
+        resent = await client.renewCredentialsAndResend(&results) { indices in
             #expect(indices == [1, 2])
             return [Self.result(200, nil), expired]
         }
@@ -262,7 +263,7 @@ struct APNsTokenProviderKeyFileTests {
 
         // Nothing expired: no renewal, no resend.
         results = [Self.result(410, "Unregistered")]
-        resent = await client.renewProviderTokenAndResend(&results) { _ in Issue.record("resent without a cause"); return [] }
+        resent = await client.renewCredentialsAndResend(&results) { _ in Issue.record("resent without a cause"); return [] }
         #expect(resent == 0 && results[0].outcome == .tokenInvalid(reason: "Unregistered"))
         await client.shutdown()
     }

@@ -210,7 +210,7 @@ struct PipelineTests {
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let waiting = try #require(try await fixture.control.get(queue: fixture.jobQueue))
             let job = try JobParser.apns.parse(waiting.body, messageID: nil, now: 0, makeID: { "x" })
-            #expect(Set(job.tokens.map(\.hex)) == Set(tokens))
+            #expect(Set(job.tokens.map(\.identity)) == Set(tokens))
             #expect(job.attempts == 0)
             #expect(fixture.sandbox.received().allSatisfy { $0.status == 403 })
         }

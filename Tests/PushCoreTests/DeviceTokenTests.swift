@@ -11,14 +11,14 @@ struct DeviceTokenTests {
     @Test("even-length hex of 64…400 characters is accepted as is", arguments: [64, 66, 128, 200, 398, 400])
     func accepted(_ length: Int) throws {
         let text = hex(length: length)
-        #expect(try DeviceToken(validating: text).hex == text)
+        #expect(try DeviceToken(validating: text).identity == text)
     }
 
     @Test("uppercase and mixed-case hex is lowercased")
     func lowercased() throws {
-        #expect(try DeviceToken(validating: Tok.a.uppercased()).hex == Tok.a)
+        #expect(try DeviceToken(validating: Tok.a.uppercased()).identity == Tok.a)
         let mixed = String(repeating: "aBcD", count: 16)
-        #expect(try DeviceToken(validating: mixed).hex == mixed.lowercased())
+        #expect(try DeviceToken(validating: mixed).identity == mixed.lowercased())
     }
 
     @Test("rejected: odd length, too short, too long, not hex, empty", arguments: [
@@ -46,7 +46,7 @@ struct DeviceTokenTests {
         let text = Base64.encode(bytes)
         #expect(text.utf8.count == 44)
         let token = try DeviceToken(validating: text)
-        #expect(token.hex == hexString(bytes))
+        #expect(token.identity == hexString(bytes))
         #expect(token.given == text, "events name the token as the job gave it")
         #expect(token == DeviceToken(trustedHex: hexString(bytes)), "the Base64 and the hex spelling are one device")
     }
@@ -71,7 +71,7 @@ struct DeviceTokenTests {
     func givenHex() throws {
         let token = try DeviceToken(validating: Tok.a.uppercased())
         #expect(token.given == Tok.a.uppercased())
-        #expect(token.hex == Tok.a)
+        #expect(token.identity == Tok.a)
     }
 
     @Test("shortened: the first 8 and last 4 hex digits, the middle hidden")
@@ -86,7 +86,7 @@ struct DeviceTokenTests {
 
     @Test("trustedHex is taken as is")
     func trusted() {
-        #expect(DeviceToken(trustedHex: "XYZ").hex == "XYZ")
+        #expect(DeviceToken(trustedHex: "XYZ").identity == "XYZ")
         #expect(DeviceToken(trustedHex: Tok.a) == (try? DeviceToken(validating: Tok.a.uppercased())))
     }
 }

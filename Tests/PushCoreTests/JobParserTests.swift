@@ -16,7 +16,7 @@ struct JobParserValidTests {
         let job = try parseJob(body, messageID: "amqp-id")
         #expect(job.id == "job-42")
         #expect(job.app == "shop.eu_1-b")
-        #expect(job.tokens.map(\.hex) == [Tok.a, Tok.c])
+        #expect(job.tokens.map(\.identity) == [Tok.a, Tok.c])
         #expect(job.groups == ["news", "beta"])
         #expect(job.apns.pushType == .voip)
         #expect(job.apns.priority == 5)
@@ -93,7 +93,7 @@ struct JobParserValidTests {
     func tokenNormalisation() throws {
         let body = jobBody(["tokens": #"["\#(Tok.b)","\#(Tok.a.uppercased())","\#(Tok.b)","\#(Tok.a)"]"#])
         let job = try parseJob(body)
-        #expect(job.tokens.map(\.hex) == [Tok.b, Tok.a])
+        #expect(job.tokens.map(\.identity) == [Tok.b, Tok.a])
     }
 
     @Test("a 44-character Base64 token becomes lowercase hex for APNs and stays as given in the job")
@@ -102,7 +102,7 @@ struct JobParserValidTests {
         let hex = hexString(bytes)
         let standard = Base64.encode(bytes)
         let job = try parseJob(jobBody(["tokens": #"["\#(standard)"]"#]))
-        #expect(job.tokens.map(\.hex) == [hex])
+        #expect(job.tokens.map(\.identity) == [hex])
         #expect(job.tokens.map(\.given) == [standard])
         let job2 = try parseJob(jobBody(["tokens": #"["\#(standard)","\#(hex)"]"#]))
         #expect(job2.tokens.map(\.given) == [standard], "the Base64 and the hex spelling are the same device: the first stays")
@@ -117,7 +117,7 @@ struct JobParserValidTests {
         let job = try parseJob(jobBody(["tokens": #"["\#(base64)","\#(upper)"]"#]))
         let retried = try parseJob(job.derived(tokens: job.tokens, attempts: 2, chunk: nil).encoded(), messageID: "r")
         #expect(retried.tokens.map(\.given) == [base64, upper])
-        #expect(retried.tokens.map(\.hex) == job.tokens.map(\.hex))
+        #expect(retried.tokens.map(\.identity) == job.tokens.map(\.identity))
     }
 
     @Test("groups only, with duplicates collapsing")
@@ -144,7 +144,7 @@ struct JobParserValidTests {
     @Test("x- fields are allowed and ignored")
     func extensionFields() throws {
         let job = try parseJob(jobBody(["x-sender": #""billing""#, "x-meta": #"{"a":[1,2]}"#]))
-        #expect(job.tokens.map(\.hex) == [Tok.a])
+        #expect(job.tokens.map(\.identity) == [Tok.a])
     }
 
     @Test("an MDM push needs no aps dictionary")
@@ -187,7 +187,7 @@ struct JobParserValidTests {
     @Test("tokens of 64 and 400 hex characters are accepted")
     func tokenLengthBounds() throws {
         let job = try parseJob(jobBody(["tokens": #"["\#(Tok.a)","\#(Tok.longest)"]"#]))
-        #expect(job.tokens.map(\.hex.count) == [64, 400])
+        #expect(job.tokens.map(\.identity.count) == [64, 400])
     }
 }
 
@@ -205,7 +205,7 @@ struct PushJobEncodingTests {
             let reparsed = try parseJob(job.encoded(), messageID: "other", now: Fixed.now + 500)
             #expect(reparsed == job)
         }
-        #expect(retried.tokens.map(\.hex) == [Tok.c])
+        #expect(retried.tokens.map(\.identity) == [Tok.c])
         #expect(retried.groups.isEmpty, "a derived job names its devices; groups were already expanded")
         #expect(retried.expiration == Fixed.now + 60, "relative expiration is kept absolute through retries")
     }

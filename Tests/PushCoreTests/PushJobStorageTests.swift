@@ -43,8 +43,8 @@ import Testing
         #expect(original.attempts == 1 && original.chunk == 2)
         #expect(copy.attempts == 7 && copy.chunk == nil && copy.id == "j")
         let retry = original.derived(tokens: [DeviceToken(trustedHex: Tok.c)], attempts: 2, chunk: nil)
-        #expect(retry.groups.isEmpty && retry.attempts == 2 && retry.chunk == nil && retry.tokens.map(\.hex) == [Tok.c])
-        #expect(original.groups == ["g"] && original.tokens.map(\.hex) == [Tok.a])
+        #expect(retry.groups.isEmpty && retry.attempts == 2 && retry.chunk == nil && retry.tokens.map(\.identity) == [Tok.c])
+        #expect(original.groups == ["g"] && original.tokens.map(\.identity) == [Tok.a])
     }
 }
 

@@ -1,6 +1,7 @@
 import APNs
 import Logging
 import NIOConcurrencyHelpers
+import PushTransport
 import Testing
 @testable import Worker
 
@@ -22,21 +23,25 @@ import Testing
                               logger: Logger(label: "test"))
     }
 
+    static func served(_ clients: [String: APNsClient]) -> [String: ServedApp] {
+        clients.mapValues { ServedApp(transport: $0, pruneInvalidTokens: false) }
+    }
+
     @Test func newJobsGetTheNewClientsAndEarlierJobsKeepTheirs() async throws {
         let oldA = try Self.client("a"), oldB = try Self.client("b"), kept = try Self.client("k")
-        let roster = AppRoster(clients: ["a": oldA, "b": oldB, "k": kept])
+        let roster = AppRoster(apps: Self.served(["a": oldA, "b": oldB, "k": kept]))
         let earlier = roster.enter()
         let keptBreaker = roster.breaker(for: "k")
 
         let newA = try Self.client("a2")
-        let old = roster.replace(with: ["a": newA], keeping: ["k"])
-        #expect(roster.client(for: "a") === newA)
-        #expect(roster.client(for: "k") === kept && roster.breaker(for: "k") === keptBreaker, "an unchanged app keeps its client")
-        #expect(roster.current.clients["b"] == nil, "b is no app for new jobs")
-        #expect(roster.client(for: "b") === oldB, "a job begun before the reload still finds b's client")
+        let old = roster.replace(with: Self.served(["a": newA]), keeping: ["k"])
+        #expect(roster.transport(for: "a") === newA)
+        #expect(roster.transport(for: "k") === kept && roster.breaker(for: "k") === keptBreaker, "an unchanged app keeps its client")
+        #expect(roster.current.apps["b"] == nil, "b is no app for new jobs")
+        #expect(roster.transport(for: "b") === oldB, "a job begun before the reload still finds b's client")
         let later = roster.enter()
 
-        let retired = NIOLockedValueBox<[APNsClient]?>(nil)
+        let retired = NIOLockedValueBox<[any PushTransport]?>(nil)
         let retirement = Task {
             let clients = await roster.retire(old)
             retired.withLockedValue { $0 = clients }
@@ -49,19 +54,19 @@ import Testing
         roster.leave(earlier)
         await retirement.value
         let closed = try #require(retired.withLockedValue { $0 })
-        #expect(Set(closed.map(ObjectIdentifier.init)) == [ObjectIdentifier(oldA), ObjectIdentifier(oldB)])
-        #expect(roster.client(for: "b") == nil, "once retired, a removed app is gone")
+        #expect(Set(closed.map { ObjectIdentifier($0) }) == [ObjectIdentifier(oldA), ObjectIdentifier(oldB)])
+        #expect(roster.transport(for: "b") == nil, "once retired, a removed app is gone")
     }
 
     /// Two reloads in a row: a client the first kept and the second replaced is closed once, by
     /// the second's retirement, after the jobs of both earlier generations settled.
     @Test func aClientKeptByOneReloadIsClosedByTheNext() async throws {
         let first = try Self.client("a")
-        let roster = AppRoster(clients: ["a": first])
+        let roster = AppRoster(apps: Self.served(["a": first]))
         let job = roster.enter()
         let generation0 = roster.replace(with: [:], keeping: ["a"])
         let second = try Self.client("a2")
-        let generation1 = roster.replace(with: ["a": second], keeping: [])
+        let generation1 = roster.replace(with: Self.served(["a": second]), keeping: [])
         roster.leave(job)
         let closedByFirst = await roster.retire(generation0)
         let closedBySecond = await roster.retire(generation1)

@@ -36,19 +36,19 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         return 0
     }
     precondition(token.given.utf8.elementsEqual(utf8), "given is not the input")
-    let hex = Array(token.hex.utf8)
+    let hex = Array(token.identity.utf8)
     precondition(hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "the token's hex is not lowercase hex")
     if isHexToken {
-        precondition(token.hex == text.lowercased(), "a hex token is not the input in lowercase")
+        precondition(token.identity == text.lowercased(), "a hex token is not the input in lowercase")
     } else {
         guard let bytes = base64Bytes else { preconditionFailure("accepted \(utf8.count) bytes that are neither a hex token nor 32-byte Base64") }
         precondition(Base64.encode(bytes) == text, "accepted a non-canonical Base64 spelling of 32 bytes")
         precondition(hex.count == 64, "\(hex.count) hex characters for a 32-byte token")
-        precondition(Hex.encode(bytes) == token.hex, "a Base64 token's hex is not its bytes")
+        precondition(Hex.encode(bytes) == token.identity, "a Base64 token's hex is not its bytes")
     }
     precondition(hex.count >= DeviceToken.minHexLength && hex.count <= DeviceToken.maxHexLength, "accepted \(hex.count) hex characters")
-    let reparsed = try? DeviceToken(validating: token.hex)
-    precondition(reparsed == token && reparsed?.hex == token.hex, "a token's own hex does not validate to the same token")
-    precondition(DeviceToken(trustedHex: token.hex) == token, "trustedHex differs")
+    let reparsed = try? DeviceToken(validating: token.identity)
+    precondition(reparsed == token && reparsed?.identity == token.identity, "a token's own hex does not validate to the same token")
+    precondition(DeviceToken(trustedHex: token.identity) == token, "trustedHex differs")
     return 0
 }

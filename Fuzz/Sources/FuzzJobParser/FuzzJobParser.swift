@@ -24,7 +24,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         preconditionFailure("the accepted payload is not a JSON object")
     }
     for token in job.tokens {
-        let hex = token.hex.utf8
+        let hex = token.identity.utf8
         precondition(hex.count % 2 == 0 && hex.count >= DeviceToken.minHexLength && hex.count <= DeviceToken.maxHexLength,
                      "accepted a token of \(hex.count) hex characters")
         precondition(hex.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "accepted a token that is not lowercase hex")

@@ -1,10 +1,11 @@
 import Synchronization
 import PushCore
 
-/// The `apns-id` of every request of one job attempt: one UUID in version-4 form (RFC 9562) whose
-/// last eight hex digits count the job's devices. Events name each device's id, and job.completed
-/// names the first and the last, so a person can look any of them up in Apple's delivery log.
-public struct APNsIDRange: Sendable, Hashable {
+/// The id of every request of one job attempt: one UUID in version-4 form (RFC 9562) whose last
+/// eight hex digits count the job's devices. APNs carries it as `apns-id`; events name each
+/// device's id, and job.completed names the first and the last, so a person can look any of them
+/// up in Apple's delivery log (platforms that name a message themselves answer with their own).
+public struct RequestIDRange: Sendable, Hashable {
     /// Bytes 0–7 and 8–11 of the UUID, version and variant set: the 28 characters
     /// `xxxxxxxx-xxxx-4xxx-yxxx-xxxx` the devices share, kept as numbers so that a job's range
     /// allocates nothing (two arrays per job before).
@@ -47,7 +48,7 @@ public struct APNsIDRange: Sendable, Hashable {
 
     /// Takes bytes 0–7 from `high` and 8–11 from the top of `low`, then sets the version and variant.
     private init(count: Int, high: UInt64, low: UInt64) {
-        precondition(count >= 0 && UInt64(count) <= UInt64(UInt32.max) + 1, "an apns-id range counts at most 2^32 devices")
+        precondition(count >= 0 && UInt64(count) <= UInt64(UInt32.max) + 1, "a request id range counts at most 2^32 devices")
         self.high = high & ~0x0000_0000_0000_F000 | 0x0000_0000_0000_4000    // byte 6's high nibble: version 4
         self.low = UInt32(truncatingIfNeeded: low >> 32) & 0x3FFF_FFFF | 0x8000_0000   // byte 8's top bits: RFC variant
         self.count = count

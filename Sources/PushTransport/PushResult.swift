@@ -1,0 +1,61 @@
+import HTTP2
+import PushCore
+
+/// A push platform's answer for one device, or what the transport made of its absence.
+public struct PushResult: Sendable, Hashable {
+    /// The HTTP status, or 0 when no answer came back (connection lost, timeout, refused).
+    public var status: Int
+    /// The platform's reason code (APNs `reason`, FCM `errorCode`, a Web Push status text).
+    public var reason: String?
+    /// When the token stopped being valid, in milliseconds since 1970 (APNs' 410).
+    public var timestamp: Int?
+    /// The request's id: the one sent (APNs' `apns-id`) or the one the platform gave the message
+    /// (FCM's message `name`, Web Push's `Location`).
+    public var requestID: String?
+    /// How long the platform asks to be left alone (`Retry-After`), in seconds.
+    public var retryAfter: Int?
+    public var outcome: DeliveryOutcome
+
+    public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, retryAfter: Int? = nil,
+                outcome: DeliveryOutcome) {
+        self.status = status
+        self.reason = reason
+        self.timestamp = timestamp
+        self.requestID = requestID
+        self.retryAfter = retryAfter
+        self.outcome = outcome
+    }
+
+    /// Whether the platform asked for new credentials (an expired token the provider signs).
+    public var asksForNewCredentials: Bool {
+        if case .refreshCredentials = outcome { true } else { false }
+    }
+
+    /// No answer: the same for every platform. Without one the platform may or may not have the
+    /// notification; retrying risks a duplicate, not retrying risks a loss, and the contract is
+    /// at-least-once.
+    public init(transportError error: HTTP2Error) {
+        let reason: String = switch error.code {
+        case .connectFailed: "ConnectFailed"
+        case .tlsFailed: "TLSFailed"
+        case .refused: "Refused"
+        case .connectionLost: "ConnectionLost"
+        case .timeout: "Timeout"
+        case .unsent: "Unsent"
+        case .protocolError: "ProtocolError"
+        case .shutdown: "Shutdown"
+        default: "\(error.code)"
+        }
+        if error.code == .tlsFailed {
+            // A refused or expired client certificate, or a server we cannot verify: no device is to
+            // blame and every other one would fail the same way, so the worker pauses instead.
+            self.init(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))
+        } else if error.requestWasNotProcessed {
+            // The platform never saw it (unreachable, refused stream): an outage, not this
+            // device's attempt.
+            self.init(status: 0, reason: reason, outcome: .unavailable(reason: "\(reason): \(error.message)"))
+        } else {
+            self.init(status: 0, reason: reason, outcome: .retryable(reason: "\(reason): \(error.message)"))
+        }
+    }
+}

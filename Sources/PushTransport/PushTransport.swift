@@ -1,0 +1,25 @@
+import HTTP2
+import PushCore
+
+/// One app's way to a push platform (APNs, FCM, Web Push). Delivery rounds, settlement, retries,
+/// the configuration breaker and the in-flight budget use only this, never a platform's client.
+public protocol PushTransport: AnyObject, Sendable {
+    /// Sends `job`'s notification to one device. `requestID` is the id the worker gave the request
+    /// (`RequestIDRange`); a platform that names messages itself answers with its own. It never
+    /// throws: every failure is a `PushResult`. `completion` runs on an I/O thread: keep it short.
+    func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void)
+
+    /// Requests the platform lets the app's connections have in flight now.
+    var streamCapacity: Int { get }
+    var statistics: HTTP2ClientStatistics { get }
+
+    /// The results that asked for new credentials (`asksForNewCredentials`): renews them once and
+    /// resends those devices through `resend` (given their indices), putting the answers in place.
+    /// A device that cannot be helped becomes a credentials problem. Returns how many were resent.
+    func renewCredentialsAndResend(_ results: inout [PushResult], resend: ([Int]) async -> [PushResult]) async -> Int
+
+    /// What `result` says about the configuration, for the breaker. `job`: the job it answered.
+    func configurationFit(of result: PushResult, job: PushJob) -> ConfigurationFit
+
+    func shutdown() async
+}
