@@ -64,6 +64,12 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // Web Push (RFC 8291 message encryption, RFC 8292 VAPID) over OpenSSL 3: one wrapper file
+        // holds the C calls, the protocol is pure Swift.
+        .target(name: "WebPush", dependencies: [
+            "COpenSSL", "PushCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "APNsCore", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
