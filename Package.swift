@@ -136,6 +136,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
+        .testTarget(name: "WebPushTests", dependencies: [
+            "WebPush", "Sandbox", "PushCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
             "StatusEndpoint", "Worker",
