@@ -11,8 +11,9 @@ public enum WebPushRecordFormat {
     /// RFC 8188 §2: 0x02 ends the last record; padding (zeros) may follow it, and is never written here.
     static let lastRecordDelimiter: UInt8 = 0x02
 
-    /// The longest plaintext a push service must accept: RFC 8030 §7.2 guarantees 4096 bytes of
-    /// body, which hold the header, one delimiter byte and the tag as well (4096 − 86 − 1 − 16).
+    /// The longest plaintext a push service must accept (RFC 8291 §4): RFC 8030 §7.2 guarantees
+    /// 4096 bytes of body, which hold the header, one delimiter byte and the tag as well
+    /// (4096 − 86 − 1 − 16). The record size alone would allow more.
     public static let maximumPlaintextLength = 4096 - headerLength - 1 - tagLength
 
     /// Appends the header (RFC 8188 §2.1) to `body`.

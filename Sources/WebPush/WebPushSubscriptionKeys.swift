@@ -15,9 +15,13 @@ public struct WebPushSubscriptionKeys: Sendable {
     public static let authLength = 16
 
     public init(p256dh: [UInt8], auth: [UInt8]) throws(WebPushError) {
-        guard p256dh.count == Self.p256dhLength, p256dh.first == 0x04 else {
+        guard p256dh.count == Self.p256dhLength else {
             throw WebPushError(.invalidSubscriptionKey, field: "keys.p256dh",
-                               "must be an uncompressed P-256 point (65 bytes starting with 0x04), got \(p256dh.count) bytes")
+                               "must be an uncompressed P-256 point of 65 bytes, got \(p256dh.count) bytes")
+        }
+        guard p256dh[0] == 0x04 else {
+            throw WebPushError(.invalidSubscriptionKey, field: "keys.p256dh",
+                               "must be an uncompressed P-256 point (first byte 0x04), got first byte \(p256dh[0])")
         }
         guard auth.count == Self.authLength else {
             throw WebPushError(.invalidSubscriptionKey, field: "keys.auth", "must be 16 bytes, got \(auth.count)")
