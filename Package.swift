@@ -67,6 +67,12 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // Web Push (RFC 8291 message encryption, RFC 8292 VAPID) over OpenSSL 3: one wrapper file
+        // holds the C calls, the protocol is pure Swift.
+        .target(name: "WebPush", dependencies: [
+            "COpenSSL", "PushCore",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "APNsCore", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -132,6 +138,10 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: [
             "Sandbox", "APNsCore", "PushCore",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
+        .testTarget(name: "WebPushTests", dependencies: [
+            "WebPush", "Sandbox", "PushCore",
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),

@@ -9,6 +9,7 @@ packages=(
   nghttp2-client nghttp2-server curl openssl                             # independent HTTP/2 peers for tests and bench
   amqp-tools                                                             # amqp-publish / amqp-consume for the shell examples
   python3 python3-pika python3-h2 python3-cryptography python3-redis     # examples, the independent h2 stub, ops/bench (JWT for h2load), ops/lib (Redis)
+  python3-venv                                                           # ops/python-peers.sh: the pinned http-ece / PyJWT peers of the Web Push tests
   procps
 )
 missing=()

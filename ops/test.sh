@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/install-deps.sh
+ops/python-peers.sh
 started=()
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_open "${AMQP_PORT:-5672}" || started+=(rabbitmq)

@@ -13,6 +13,7 @@
 #include <openssl/rand.h>
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
+#include <openssl/param_build.h>
 
 // Function-like macros are not imported into Swift; these inline wrappers expose them.
 static inline long pw_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
@@ -34,6 +35,9 @@ static inline long pw_SSL_CTX_set_options(SSL_CTX *ctx, uint64_t options) {
     return (long)SSL_CTX_set_options(ctx, options);
 }
 static inline int pw_TLS1_2_VERSION(void) { return TLS1_2_VERSION; }
+// Key selections for EVP_PKEY_fromdata: macros built from other macros, which Swift does not import.
+static inline int pw_EVP_PKEY_PUBLIC_KEY(void) { return EVP_PKEY_PUBLIC_KEY; }
+static inline int pw_EVP_PKEY_KEYPAIR(void) { return EVP_PKEY_KEYPAIR; }
 static inline long pw_SSL_MODE_PARTIAL_WRITES(void) {
     return SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;
 }
