@@ -75,14 +75,4 @@ struct AppIsolationTests {
         }
     }
 
-    private func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting until \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-    }
 }

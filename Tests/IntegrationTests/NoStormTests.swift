@@ -11,14 +11,6 @@ import NIOConcurrencyHelpers
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct NoStormTests {
     /// Polls `condition` (observed progress, not a guess at timing) until it holds or `timeout` passes.
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("timed out waiting until \(what)")
-    }
 
     @Test func aSubscribersFullQueueNeverMakesADeviceReceiveTwice() async throws {
         try await PipelineFixture.with { fixture in

@@ -76,7 +76,7 @@ struct ReloadTests {
             func accepted() -> [ReceivedNotification] { fixture.sandbox.received().filter { $0.status == 200 } }
 
             try await publish(0..<perBatch)
-            try await waitUntil("a third of the first jobs is delivered") { accepted().count >= perBatch / 3 }
+            try await waitUntil("a third of the first jobs is delivered", timeout: .seconds(90)) { accepted().count >= perBatch / 3 }
 
             // A file with an error: refused, and the running key goes on.
             try "apps: [{name: default, no_such_field: 1}]\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -89,7 +89,7 @@ struct ReloadTests {
             try await worker.waitForLog("configuration reload complete")
             let afterReload = fixture.sandbox.received().count
             try await publish(perBatch..<(2 * perBatch))
-            try await waitUntil("every job is delivered") { Set(accepted().map(\.token)).count == 2 * perBatch }
+            try await waitUntil("every job is delivered", timeout: .seconds(90)) { Set(accepted().map(\.token)).count == 2 * perBatch }
 
             let delivered = accepted()
             #expect(delivered.count == 2 * perBatch, "each device once")
@@ -103,16 +103,6 @@ struct ReloadTests {
         }
     }
 
-    private func waitUntil(_ what: String, timeout: Duration = .seconds(90), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out: \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
 }
 
 /// A `pushworker` process with its output in a file, to wait for its log lines and signal it.
