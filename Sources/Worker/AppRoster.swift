@@ -62,7 +62,6 @@ final class AppRoster: Sendable {
     }
 
     func transport(for app: String) -> (any PushTransport)? { self.app(app)?.transport }
-    func breaker(for app: String) -> ConfigurationBreaker? { self.app(app)?.breaker }
 
     /// Retirements waiting for earlier jobs to settle.
     var retirementsWaiting: Int { state.withLockedValue { $0.retiring.count } }

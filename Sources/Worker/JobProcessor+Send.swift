@@ -39,12 +39,13 @@ extension JobProcessor {
             settlement.counts.devices += devices.count
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
         } else if !devices.isEmpty {
-            let transport = roster.transport(for: job.app)!
+            let app = roster.app(job.app)!
+            let transport = app.transport
             let ids = RequestIDRange(count: devices.count)
             var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,
                                                    deliveredAt: started, latency: status.latency)
             await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
-            tally(&settlement, devices: devices, results: results, ids: ids, transport: transport, started: started)
+            tally(&settlement, devices: devices, results: results, ids: ids, app: app, started: started)
             return (settlement, log)
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
@@ -53,10 +54,10 @@ extension JobProcessor {
 
     /// The one tally of a round's answers, for both paths.
     func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [PushResult], ids: RequestIDRange,
-               transport: any PushTransport, started: ContinuousClock.Instant) {
+               app: ServedApp, started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
         settlement.sent(with: ids)
-        let screened = roster.breaker(for: settlement.job.app)!.screen(results, job: settlement.job, transport: transport)
+        let screened = app.breaker.screen(results, job: settlement.job, transport: app.transport)
         settlement.record(devices, screened, retry: configuration.retry)
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
     }

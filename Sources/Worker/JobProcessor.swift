@@ -77,29 +77,30 @@ final class JobProcessor: Sendable {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
-        // Parsing found the app; a reload since keeps its client until this job settles.
-        let transport = roster.transport(for: job.app)!
+        // Parsing found the app; a reload since keeps its transport until this job settles.
+        let app = roster.app(job.app)!
+        let transport = app.transport
         let ids = RequestIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: transport, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency) { [self] results in
             // The job's log context is made when needed, not carried through every closure.
             guard results.contains(where: \.asksForNewCredentials) else {
-                return finish(delivery, job, results: results, ids: ids, transport: transport, started: started, now: now, settled: settled)
+                return finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
             }
             run(orElse: settled) { [self] in
                 var results = results
                 await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, transport: transport,
                                                 log: JobLog(logger, job: job))
-                finish(delivery, job, results: results, ids: ids, transport: transport, started: started, now: now, settled: settled)
+                finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
             }
         }
     }
 
     /// The last answer of a task-free job is in: tally and settle it.
-    private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [PushResult], ids: RequestIDRange, transport: any PushTransport,
+    private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [PushResult], ids: RequestIDRange, app: ServedApp,
                         started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) {
         var settlement = Settlement(job: job, now: now)
-        tally(&settlement, devices: job.tokens, results: results, ids: ids, transport: transport, started: started)
+        tally(&settlement, devices: job.tokens, results: results, ids: ids, app: app, started: started)
         settle(delivery, settlement, log: JobLog(logger, job: job)) { _ in settled() }
     }
 

@@ -31,12 +31,12 @@ import Testing
         let oldA = try Self.client("a"), oldB = try Self.client("b"), kept = try Self.client("k")
         let roster = AppRoster(apps: Self.served(["a": oldA, "b": oldB, "k": kept]))
         let earlier = roster.enter()
-        let keptBreaker = roster.breaker(for: "k")
+        let keptBreaker = roster.app("k")?.breaker
 
         let newA = try Self.client("a2")
         let old = roster.replace(with: Self.served(["a": newA]), keeping: ["k"])
         #expect(roster.transport(for: "a") === newA)
-        #expect(roster.transport(for: "k") === kept && roster.breaker(for: "k") === keptBreaker, "an unchanged app keeps its client")
+        #expect(roster.transport(for: "k") === kept && roster.app("k")?.breaker === keptBreaker, "an unchanged app keeps its client")
         #expect(roster.current.apps["b"] == nil, "b is no app for new jobs")
         #expect(roster.transport(for: "b") === oldB, "a job begun before the reload still finds b's client")
         let later = roster.enter()
