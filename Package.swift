@@ -43,6 +43,8 @@ let package = Package(
         // APNs' vocabulary (push types, reasons, the job's APNs fields and their rules): pure Swift,
         // apart from PushCore so that the shared job model names no platform.
         .target(name: "APNsCore", dependencies: ["PushCore"], swiftSettings: strict),
+        // Web Push's vocabulary, pure Swift: a browser's subscription and its compact form.
+        .target(name: "WebPushCore", dependencies: ["PushCore"], swiftSettings: strict),
         // The thread that owns a C connection, and the eventfd that wakes it: used by AMQP and HTTP2.
         .target(name: "OwnerThread", dependencies: ["CSystemShim"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -129,6 +131,7 @@ let package = Package(
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
+        .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
