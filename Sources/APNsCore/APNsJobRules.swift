@@ -12,6 +12,12 @@ public struct APNsJobRules: PlatformJobRules {
 
     public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}" }
 
+    /// A device token in hex (or push2mob's 44-character Base64): `DeviceToken(validating:)`.
+    public func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken {
+        guard case let .string(text) = value else { throw DeviceProblem("must be a string, got \(value.typeName)") }
+        do { return try DeviceToken(validating: text) } catch { throw DeviceProblem(error.description) }
+    }
+
     public func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions {
         let aps = payload.shape(of: "aps")
         let payloadByteCount = payload.bytes.count

@@ -77,19 +77,16 @@ public struct JobParser: Sendable {
     private func parseTokens(_ value: JSONValue?) throws(JobRejection) -> [DeviceToken] {
         guard let value, value != .null else { return [] }
         guard case let .array(array) = value else {
-            throw JobRejection(field: "tokens", "must be an array of device token strings, got \(value.typeName)")
+            throw JobRejection(field: "tokens", "must be an array of devices, got \(value.typeName)")
         }
         var tokens = [DeviceToken]()
         tokens.reserveCapacity(array.count)
         var seen = Set<String>()
         if array.count > 1 { seen.reserveCapacity(array.count) }
         for (index, element) in array.enumerated() {
-            guard case let .string(text) = element else {
-                throw JobRejection(field: "tokens[\(index)]", "must be a string, got \(element.typeName)")
-            }
             let token: DeviceToken
-            do { token = try DeviceToken(validating: text) } catch {
-                throw JobRejection(field: "tokens[\(index)]", error.description)
+            do { token = try rules.device(from: element) } catch {
+                throw JobRejection(field: "tokens[\(index)]" + (error.member.map { "." + $0 } ?? ""), error.problem)
             }
             // A device named twice gets one notification.
             if array.count == 1 || seen.insert(token.identity).inserted { tokens.append(token) }

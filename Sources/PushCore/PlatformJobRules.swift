@@ -9,4 +9,22 @@ public protocol PlatformJobRules: Sendable {
     var payloadDescription: String { get }
     /// Reads the platform's fields and checks the payload (its bytes as they will be sent).
     func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions
+
+    /// One device as the platform names it: an element of the job's `tokens`, or a group member
+    /// (always a string).
+    func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken
+}
+
+/// Why a value is not a device of the platform: `member` is the part at fault within it (a Web
+/// Push subscription's `keys.auth`), nil for the whole value.
+public struct DeviceProblem: Error, Sendable, CustomStringConvertible {
+    public let member: String?
+    public let problem: String
+
+    public init(member: String? = nil, _ problem: String) {
+        self.member = member
+        self.problem = problem
+    }
+
+    public var description: String { member.map { "\($0): \(problem)" } ?? problem }
 }

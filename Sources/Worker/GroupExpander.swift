@@ -9,6 +9,8 @@ struct GroupExpander: Sendable {
     let redis: RedisClient
     let configuration: WorkerConfiguration
     let logger: Logger
+    /// How the platform reads a group member as a device.
+    let rules: any PlatformJobRules
     /// Waits between tries of one SSCAN page while Redis is unreachable.
     var retryDelays: [Duration] = [.milliseconds(200), .seconds(1), .seconds(3)]
 
@@ -53,8 +55,8 @@ struct GroupExpander: Sendable {
                 cursor = page.cursor
                 for member in page.members {
                     do {
-                        try await add(DeviceToken(validating: member))
-                    } catch let problem as TokenProblem {
+                        try await add(rules.device(from: .string(member)))
+                    } catch let problem as DeviceProblem {
                         try await malformed(Malformed(group: group, member: member, problem: problem.description))
                     }
                 }
