@@ -12,17 +12,13 @@ public struct PushResult: Sendable, Hashable {
     /// The request's id: the one sent (APNs' `apns-id`) or the one the platform gave the message
     /// (FCM's message `name`, Web Push's `Location`).
     public var requestID: String?
-    /// How long the platform asks to be left alone (`Retry-After`), in seconds.
-    public var retryAfter: Int?
     public var outcome: DeliveryOutcome
 
-    public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, retryAfter: Int? = nil,
-                outcome: DeliveryOutcome) {
+    public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, outcome: DeliveryOutcome) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp
         self.requestID = requestID
-        self.retryAfter = retryAfter
         self.outcome = outcome
     }
 

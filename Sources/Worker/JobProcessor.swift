@@ -37,7 +37,7 @@ final class JobProcessor: Sendable {
         self.configuration = configuration
         self.amqp = amqp
         self.roster = roster
-        self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger, rules: JobParser.apns.rules)
+        self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger, rules: parser.rules)
         self.redis = redis
         self.status = status
         self.gate = gate
