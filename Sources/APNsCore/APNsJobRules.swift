@@ -8,6 +8,8 @@ public struct APNsJobRules: PlatformJobRules {
 
     public init() {}
 
+    public var platformName: String { "apns" }
+
     public var fieldNames: [String] { ["push_type", "priority", "collapse_id", "topic"] }
 
     public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}" }

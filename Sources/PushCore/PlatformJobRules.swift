@@ -2,6 +2,8 @@
 /// tokens, groups, expiration, payload, attempts, chunk) and hands the rest to these rules: the
 /// platform's own fields and its checks of the payload (APNsCore's `APNsJobRules`).
 public protocol PlatformJobRules: Sendable {
+    /// The platform's name as the configuration file gives it (`apns`, `fcm`, `webpush`).
+    var platformName: String { get }
     /// The job fields these rules read. Any other field that is not a shared one (or `x-`) is
     /// refused as unknown.
     var fieldNames: [String] { get }

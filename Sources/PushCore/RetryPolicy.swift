@@ -23,6 +23,16 @@ public struct RetryPolicy: Sendable, Hashable {
         return (Self.queueName(for: delay, jobQueue: jobQueue), delay)
     }
 
+    /// The delay queue for the next try when the platform asked for at least `minimum` (its
+    /// `Retry-After`): the ladder's own delay, or the shortest declared delay that is long enough,
+    /// or the longest one when none is. nil when the retries are used up.
+    public func delayQueue(afterAttempts attempts: Int, atLeast minimum: Duration?) -> (name: String, delay: Duration)? {
+        guard let ladder = delayQueue(afterAttempts: attempts) else { return nil }
+        guard let minimum, ladder.delay < minimum, let longest = delays.max() else { return ladder }
+        let delay = delays.filter { $0 >= minimum }.min() ?? longest
+        return (Self.queueName(for: delay, jobQueue: jobQueue), delay)
+    }
+
     public var queueNames: [(name: String, delay: Duration)] {
         delays.map { (Self.queueName(for: $0, jobQueue: jobQueue), $0) }
     }

@@ -13,13 +13,18 @@ public struct PushResult: Sendable, Hashable {
     /// (FCM's message `name`, Web Push's `Location`).
     public var requestID: String?
     public var outcome: DeliveryOutcome
+    /// How long the platform asked us to wait before trying this device again (`Retry-After` on a
+    /// 429 or 503 of FCM and Web Push services): a retry waits at least this long.
+    public var retryAfter: Duration?
 
-    public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, outcome: DeliveryOutcome) {
+    public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, outcome: DeliveryOutcome,
+                retryAfter: Duration? = nil) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp
         self.requestID = requestID
         self.outcome = outcome
+        self.retryAfter = retryAfter
     }
 
     /// Whether the platform asked for new credentials (an expired token the provider signs).

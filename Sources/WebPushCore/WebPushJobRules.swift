@@ -15,6 +15,8 @@ public struct WebPushJobRules: PlatformJobRules {
 
     public init() {}
 
+    public var platformName: String { "webpush" }
+
     public var fieldNames: [String] { ["priority", "collapse_id"] }
 
     public var payloadDescription: String {

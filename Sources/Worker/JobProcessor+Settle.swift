@@ -45,7 +45,8 @@ extension JobProcessor {
             messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
                                   body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
         }
-        if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk).delayQueue(afterAttempts: job.attempts + 1) {
+        if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
+            .delayQueue(afterAttempts: job.attempts + 1, atLeast: settlement.retryAfter) {
             let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
             messages.append(.init(exchange: "", routingKey: queue.name, body: retry.encoded(),
                                   properties: Self.jobProperties(id: job.id), mandatory: true))

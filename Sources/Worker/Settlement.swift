@@ -7,6 +7,8 @@ struct Settlement: Sendable {
     var counts = JobCounts()
     var events: [PushEvent] = []
     var retryTokens: [DeviceToken] = []
+    /// The longest `Retry-After` among the devices to retry: their retry waits at least this long.
+    var retryAfter: Duration?
     var heldTokens: [DeviceToken] = []
     var credentialsReason: String?
     /// Set when the platform could not be reached for some devices (they are held, attempts untouched).
@@ -43,6 +45,7 @@ struct Settlement: Sendable {
             if retry.delayQueue(afterAttempts: job.attempts + 1) != nil {
                 counts.retried += 1
                 retryTokens.append(device)
+                if let wait = result.retryAfter { retryAfter = max(retryAfter ?? wait, wait) }
             } else {
                 fail(device, status: result.status, reason: reason, requestID: result.requestID)
             }

@@ -66,6 +66,22 @@ struct RetryPolicyTests {
         #expect(queue.delay == delay)
     }
 
+    @Test("Retry-After: the ladder's delay when it is long enough, else the shortest declared delay that is, else the longest", arguments: [
+        (1, Duration?.none, Duration.seconds(1)), (1, .milliseconds(800), .seconds(1)), (1, .seconds(3), .seconds(5)),
+        (1, .seconds(60), .seconds(120)), (2, .seconds(5), .seconds(5)), (4, .seconds(30), .seconds(120)),
+        (1, .seconds(3600), .seconds(600)), (5, .seconds(3600), .seconds(600)),
+    ])
+    func delayQueueAtLeast(_ attempts: Int, _ retryAfter: Duration?, _ expected: Duration) throws {
+        let queue = try #require(RetryPolicy().delayQueue(afterAttempts: attempts, atLeast: retryAfter))
+        #expect(queue.delay == expected)
+        #expect(queue.name == "push.jobs.retry.\(DurationText.format(expected))")
+    }
+
+    @Test("Retry-After does not give a device a try beyond the ladder")
+    func retryAfterKeepsTheLadderLength() {
+        #expect(RetryPolicy().delayQueue(afterAttempts: 6, atLeast: .seconds(1)) == nil)
+    }
+
     @Test("no delay queue before the first attempt or once retries are used up", arguments: [-1, 0, 6, 7, 1000])
     func exhausted(_ attempts: Int) {
         #expect(RetryPolicy().delayQueue(afterAttempts: attempts) == nil)
