@@ -72,8 +72,9 @@ let package = Package(
         // Web Push (RFC 8291 message encryption, RFC 8292 VAPID) over OpenSSL 3: one wrapper file
         // holds the C calls, the protocol is pure Swift.
         .target(name: "WebPush", dependencies: [
-            "COpenSSL", "PushCore",
+            "COpenSSL", "PushCore", "WebPushCore", "PushTransport", "HTTP2",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "APNsCore", "PushCore",
@@ -88,7 +89,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "PushTransport", "CSystemShim",
+            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "PushCore", "PushTransport", "CSystemShim",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -107,7 +108,7 @@ let package = Package(
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
         .target(name: "WorkerConfigurationFile", dependencies: [
-            "Worker", "APNs", "HTTP2", "AMQP", "Redis", "PushCore",
+            "Worker", "APNs", "WebPush", "HTTP2", "AMQP", "Redis", "PushCore",
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),

@@ -1,5 +1,6 @@
 /// Reads a job message body (README "The job") into a `PushJob`, checking every field. The
-/// fields every job has are read here; the platform's own ones by its `PlatformJobRules`.
+/// fields every job has are read here; the platform's own ones by its `PlatformJobRules`, chosen by
+/// the job's app (a worker may serve APNs, FCM and Web Push apps at once).
 public struct JobParser: Sendable {
     /// The fields of every job, whatever its platform.
     static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "bulk", "expiration", "payload", "attempts", "chunk"]
@@ -9,20 +10,46 @@ public struct JobParser: Sendable {
     /// Groups one job may name: each is a Redis round trip, and thousands are a publisher's mistake.
     public static let maxGroups = 1000
 
-    public let rules: any PlatformJobRules
+    /// The platforms this parser knows, the first one the default (`parse` without an app table).
+    public let platforms: [any PlatformJobRules]
     /// Every field a job may have (anything else is most likely a typo the publisher wants to hear
-    /// about): the shared ones, then the platform's. Each job asks a dozen names against them.
+    /// about): the shared ones, then each platform's. Each job asks a dozen names against them.
     let fieldOrder: LengthFirstNames
+    /// Per platform, which of `fieldOrder`'s names its jobs may carry; empty with one platform,
+    /// where every known field is the platform's.
+    let platformFields: [[Bool]]
+
+    /// The rules of the first platform.
+    public var rules: any PlatformJobRules { platforms[0] }
 
     public init(rules: any PlatformJobRules) {
-        self.rules = rules
-        fieldOrder = LengthFirstNames(Self.sharedFields + rules.fieldNames)
+        self.init(platforms: [rules])
+    }
+
+    public init(platforms: [any PlatformJobRules]) {
+        precondition(!platforms.isEmpty, "a job parser needs at least one platform")
+        self.platforms = platforms
+        var names = LengthFirstNames(Self.sharedFields)
+        for rules in platforms {
+            for name in rules.fieldNames where names.index(of: name) == nil { names.append(name) }
+        }
+        fieldOrder = names
+        platformFields = platforms.count == 1 ? [] : platforms.map { rules in
+            names.names.map { Self.sharedFields.contains($0) || rules.fieldNames.contains($0) }
+        }
+    }
+
+    /// Reads a job of the first platform, whatever its app.
+    public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
+        try parse(body, messageID: messageID, now: now, makeID: makeID) { (_: String) throws(JobRejection) in platforms[0] }
     }
 
     /// - Parameters:
     ///   - messageID: the AMQP message-id, used when the body has no `id`.
     ///   - now: UNIX seconds, for relative expirations.
-    public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String) throws(JobRejection) -> PushJob {
+    ///   - rulesForApp: the rules of the job's app's platform, or a rejection of the app (unknown).
+    public func parse(_ body: [UInt8], messageID: String?, now: Int, makeID: () -> String,
+                      rulesForApp: (String) throws(JobRejection) -> any PlatformJobRules) throws(JobRejection) -> PushJob {
         // The payload is checked but not built: the platform's rules read it by member (PayloadObject).
         var json = JSONParser(body, recordingRangeOf: "payload", buildsRecordedMember: false)
         let document: JSONParser.TopLevel
@@ -46,7 +73,9 @@ public struct JobParser: Sendable {
         guard Self.isName(app) else {
             throw JobRejection(field: "app", "must be 1–\(Self.maxAppLength) characters of A–Z, a–z, 0–9, '.', '_' or '-'")
         }
-        let tokens = try parseTokens(object["tokens"])
+        let rules = try rulesForApp(app)
+        if !platformFields.isEmpty { try rejectOtherPlatformsFields(object, rules: rules, app: app) }
+        let tokens = try parseTokens(object["tokens"], rules: rules)
         let groups = try parseGroups(object["groups"], field: "groups")
         let sourceGroups = try parseGroups(object["source_groups"], field: "source_groups")
         guard !tokens.isEmpty || !groups.isEmpty else {
@@ -74,7 +103,17 @@ public struct JobParser: Sendable {
                        payload: payloadBytes, attempts: attempts, chunk: chunk)
     }
 
-    private func parseTokens(_ value: JSONValue?) throws(JobRejection) -> [DeviceToken] {
+    /// A field another platform reads (an APNs `push_type` in a Web Push job) would be ignored:
+    /// refused instead, saying whose field it is.
+    private func rejectOtherPlatformsFields(_ object: JobFields, rules: any PlatformJobRules, app: String) throws(JobRejection) {
+        guard let index = platforms.firstIndex(where: { $0.platformName == rules.platformName }) else { return }
+        guard let name = object.firstPresentName(outside: platformFields[index]) else { return }
+        let owners = platforms.filter { $0.fieldNames.contains(name) }.map(\.platformName).joined(separator: " and ")
+        let own = (Self.sharedFields + rules.fieldNames).sorted().joined(separator: ", ")
+        throw JobRejection(field: name, "is a field of \(owners) jobs; app \"\(app)\" sends with \(rules.platformName), whose jobs have: \(own) (and x- fields of your own)")
+    }
+
+    private func parseTokens(_ value: JSONValue?, rules: any PlatformJobRules) throws(JobRejection) -> [DeviceToken] {
         guard let value, value != .null else { return [] }
         guard case let .array(array) = value else {
             throw JobRejection(field: "tokens", "must be an array of devices, got \(value.typeName)")
@@ -174,6 +213,16 @@ public struct JobFields {
                 firstUnknownKey = key
             }
         }
+    }
+
+    /// The alphabetically first member present whose slot `allowed` says no to.
+    func firstPresentName(outside allowed: [Bool]) -> String? {
+        var first: String?
+        for (slot, value) in known.enumerated() where value != nil && !allowed[slot] {
+            let name = fieldOrder.names[slot]
+            if first.map({ name < $0 }) ?? true { first = name }
+        }
+        return first
     }
 
     public subscript(_ key: String) -> JSONValue? {

@@ -4,6 +4,9 @@
 /// one token.
 public struct WebPushEndpointOrigin: Sendable, Hashable, CustomStringConvertible {
     public let value: String
+    /// The host to connect to: lowercase, an IPv6 address without its brackets.
+    public let host: String
+    public let port: Int
 
     /// - Parameter endpoint: the subscription's `endpoint` URL, `https:` (or `http:` for a local
     ///   test service). Its path and query (WNS endpoints have one) are not part of the origin.
@@ -39,12 +42,25 @@ public struct WebPushEndpointOrigin: Sendable, Hashable, CustomStringConvertible
         }
         guard !host.isEmpty, host.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else { throw refuse("needs an ASCII host name") }
         var origin = scheme + "://" + host.lowercased()
+        var port = defaultPort
         if let portText {
-            guard let port = Int(portText), (1...65535).contains(port) else { throw refuse("has a port that is not 1 to 65535") }
+            guard let given = Int(portText), (1...65535).contains(given) else { throw refuse("has a port that is not 1 to 65535") }
+            port = given
             if port != defaultPort { origin += ":\(port)" }
         }
         value = origin
+        let name = host.lowercased()
+        self.host = name.hasPrefix("[") ? String(name.dropFirst().dropLast()) : name
+        self.port = port
     }
 
     public var description: String { value }
+
+    /// The endpoint's path and query, the request's `:path` ("/" when it has none).
+    public static func path(of endpoint: String) -> String {
+        guard let separator = endpoint.firstRange(of: "://") else { return "/" }
+        let afterAuthority = endpoint[separator.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
+        let rest = afterAuthority.prefix { $0 != "#" }
+        return rest.isEmpty ? "/" : (rest.hasPrefix("?") ? "/" + rest : String(rest))
+    }
 }

@@ -1,4 +1,5 @@
 import PushCore
+import WebPushCore
 
 /// A subscription's keys as the browser gives them (`PushSubscription.toJSON().keys`), checked:
 /// `p256dh` is a point on P-256 and `auth` is 16 bytes (RFC 8291 §3.1–3.2). A value of this type
@@ -32,6 +33,11 @@ public struct WebPushSubscriptionKeys: Sendable {
         self.p256dh = p256dh
         self.auth = auth
         self.userAgentKey = key
+    }
+
+    /// A subscription's keys, whose lengths `WebPushSubscription` checked: left is the curve.
+    public init(_ subscription: WebPushSubscription) throws(WebPushError) {
+        try self.init(p256dh: subscription.p256dh, auth: subscription.auth)
     }
 
     /// From the base64url text a browser's subscription JSON holds (padding is tolerated).

@@ -6,9 +6,8 @@ import PushCore
 /// compact form `<endpoint>#p256dh=<base64url>&auth=<base64url>` (one string, for Redis groups and
 /// command lines; a push endpoint never carries a fragment, since fragments are not sent).
 ///
-/// Checked here: the endpoint is an https URL (http only for a loopback host, for local push
-/// services), and the keys decode to 65 and 16 bytes. That the point lies on the curve is checked
-/// where it is used, by the encryption.
+/// Checked here: the endpoint is an https URL, and the keys decode to 65 and 16 bytes. That the
+/// point lies on the curve is checked where it is used, by the encryption.
 public struct WebPushSubscription: Sendable, Hashable {
     public let endpoint: String
     /// 0x04 ‖ X ‖ Y.
@@ -97,12 +96,10 @@ public struct WebPushSubscription: Sendable, Hashable {
         guard !endpoint.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
             throw SubscriptionProblem(field: "endpoint", "must be a URL without spaces, control characters or a fragment")
         }
+        // Push services are HTTPS (RFC 8030 §8), and the worker speaks HTTP/2 over TLS only: a plain
+        // http endpoint is refused with the job, not failed device by device.
         let lowered = endpoint.lowercased()
         if lowered.hasPrefix("https://"), endpoint.utf8.count > "https://".utf8.count { return }
-        for loopback in ["http://127.0.0.1", "http://localhost", "http://[::1]"] where lowered.hasPrefix(loopback) {
-            let rest = lowered.dropFirst(loopback.count)
-            if rest.isEmpty || rest.hasPrefix(":") || rest.hasPrefix("/") { return }
-        }
         throw SubscriptionProblem(field: "endpoint", "must be an https URL (the push service's), got \(JobParser.rendered(.string(String(endpoint.prefix(64)))))")
     }
 }

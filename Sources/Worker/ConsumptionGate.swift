@@ -25,7 +25,7 @@ final class ConsumptionGate: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.delayed = delayed
-        self.state = NIOLockedValueBox(ConsumptionState(prefetch: configuration.prefetch, apps: Set(configuration.apps.keys)))
+        self.state = NIOLockedValueBox(ConsumptionState(prefetch: configuration.prefetch, apps: configuration.appNames))
     }
 
     var prefetch: UInt16 { state.withLockedValue { $0.prefetch } }

@@ -9,8 +9,6 @@ struct GroupExpander: Sendable {
     let redis: RedisClient
     let configuration: WorkerConfiguration
     let logger: Logger
-    /// How the platform reads a group member as a device.
-    let rules: any PlatformJobRules
     /// Waits between tries of one SSCAN page while Redis is unreachable.
     var retryDelays: [Duration] = [.milliseconds(200), .seconds(1), .seconds(3)]
 
@@ -21,10 +19,11 @@ struct GroupExpander: Sendable {
     }
 
     /// - Parameters:
+    ///   - rules: how the job's platform reads a group member as a device.
     ///   - emit: receives batches of at most `batchSize` new devices, in order.
     ///   - malformed: group members that are not device tokens (reported, never sent).
     /// - Returns: the groups that had no members (no such key, or an empty set).
-    func expand(_ job: PushJob, batchSize: Int,
+    func expand(_ job: PushJob, rules: any PlatformJobRules, batchSize: Int,
                 malformed: (Malformed) async throws -> Void,
                 emit: ([DeviceToken]) async throws -> Void) async throws -> [String] {
         let sizes = try await groupSizes(job)

@@ -6,6 +6,13 @@ import Redis
 extension JobProcessor {
     /// The devices to send here (few enough for one round), or nil when the delivery is already
     /// taken care of: split into chunk jobs and settled, or deferred because Redis is unavailable.
+    /// The rules of the job's app. The job entered the roster's generation it was read in, so its
+    /// app is there until it settles, even across a reload; the default platform only as a last
+    /// resort, whose misreadings are reported per member (never sent).
+    func rules(of job: PushJob) -> any PlatformJobRules {
+        roster.app(job.app)?.rules ?? parser.rules
+    }
+
     func fanOut(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement,
                 started: ContinuousClock.Instant, log: JobLog) async -> [DeviceToken]? {
         let logger = log.logger
@@ -33,7 +40,7 @@ extension JobProcessor {
             await markers.flush()
         }
         do {
-            missing = try await expander.expand(job, batchSize: configuration.chunkSize, malformed: { malformed.append($0) }) { batch in
+            missing = try await expander.expand(job, rules: rules(of: job), batchSize: configuration.chunkSize, malformed: { malformed.append($0) }) { batch in
                 deviceCount += batch.count
                 if chunkCount == 0, firstBatch == nil {
                     firstBatch = batch   // may be all there is: then no chunk job is needed

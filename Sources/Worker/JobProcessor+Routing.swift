@@ -28,11 +28,14 @@ extension JobProcessor {
             guard size <= configuration.maxMessageBytes, delivery.discardedBodySize == nil else {
                 throw JobRejection(field: nil, "the message is \(size) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
             }
-            let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
-                                       makeID: JobID.next)
             let apps = roster.current.apps
-            guard apps[job.app] != nil else {
-                throw JobRejection(field: "app", "unknown app \"\(job.app)\" (this worker serves: \(apps.keys.joined(separator: ", ")))")
+            // The app decides the platform, and so how the rest of the job reads.
+            let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
+                                       makeID: JobID.next) { (app: String) throws(JobRejection) in
+                guard let served = apps[app] else {
+                    throw JobRejection(field: "app", "unknown app \"\(app)\" (this worker serves: \(apps.keys.joined(separator: ", ")))")
+                }
+                return served.rules
             }
             return .success(job)
         } catch {

@@ -1,8 +1,10 @@
 import AMQP
+import APNsCore
 import Logging
 import PushCore
 import PushTransport
 import Redis
+import WebPushCore
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
 /// every event and retry with confirms, and only then ack (README "Delivery guarantees"). A class:
@@ -28,7 +30,8 @@ final class JobProcessor: Sendable {
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
     let logger: Logger
-    let parser = JobParser.apns
+    /// Knows every platform; each job is read with its app's (`ServedApp.rules`).
+    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules()])
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 
@@ -37,7 +40,7 @@ final class JobProcessor: Sendable {
         self.configuration = configuration
         self.amqp = amqp
         self.roster = roster
-        self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger, rules: parser.rules)
+        self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)
         self.redis = redis
         self.status = status
         self.gate = gate

@@ -1,9 +1,12 @@
 import AMQP
 import APNs
+import APNsCore
 import Logging
 import PushCore
 import Redis
 import ServiceLifecycle
+import WebPush
+import WebPushCore
 
 /// The worker service: consumes `push.jobs`, processes deliveries concurrently as they arrive
 /// (prefetch bounds how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
@@ -44,7 +47,8 @@ public final class PushWorker: Service, Sendable {
         self.logger = logger
         let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
         self.tokenSharing = tokenSharing
-        let roster = AppRoster(apps: try Self.served(tokenSharing.apps, logger: logger))
+        let roster = AppRoster(apps: try Self.served(tokenSharing.apps, logger: logger)
+                                    .merging(Self.served(configuration.webPushApps, logger: logger)) { apns, _ in apns })
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -185,11 +189,23 @@ public final class PushWorker: Service, Sendable {
     private static func served(_ apps: [String: APNsConfiguration], logger: Logger) throws(APNsConfigurationError) -> [String: ServedApp] {
         var served = [String: ServedApp]()
         for (name, app) in apps {
-            var appLogger = logger
-            appLogger[metadataKey: "push.app"] = "\(name)"
-            served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger), pruneInvalidTokens: app.pruneInvalidTokens)
+            served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
+                                     rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
         }
         return served
+    }
+
+    private static func served(_ apps: [String: WebPushConfiguration], logger: Logger) -> [String: ServedApp] {
+        apps.reduce(into: [:]) { served, app in
+            served[app.key] = ServedApp(transport: WebPushClient(configuration: app.value, logger: appLogger(logger, app.key)),
+                                        rules: WebPushJobRules(), pruneInvalidTokens: app.value.pruneInvalidTokens)
+        }
+    }
+
+    private static func appLogger(_ logger: Logger, _ app: String) -> Logger {
+        var appLogger = logger
+        appLogger[metadataKey: "push.app"] = "\(app)"
+        return appLogger
     }
 
     /// A reload (SIGHUP): from now on jobs find the apps of `apps`. Apps named in `unchanged` keep
@@ -197,16 +213,19 @@ public final class PushWorker: Service, Sendable {
     /// on them is lifted. Jobs already in flight finish with the clients they began with; those
     /// clients are shut down once the last such job settled. Throws, changing nothing, when a
     /// client cannot be made.
-    public func reload(apps: [String: APNsConfiguration], unchanged: Set<String>) async throws(APNsConfigurationError) {
-        let kept = unchanged.intersection(apps.keys)
+    public func reload(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration] = [:],
+                       unchanged: Set<String>) async throws(APNsConfigurationError) {
+        let names = Set(apps.keys).union(webPushApps.keys)
+        let kept = unchanged.intersection(names)
         // Renewed apps of a team and key already in use keep its provider, so their new
         // connections start with the token the others use.
         let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
         let fresh = try Self.served(renewed, logger: logger)
+            .merging(Self.served(webPushApps.filter { !kept.contains($0.key) }, logger: logger)) { apns, _ in apns }
         let old = roster.replace(with: fresh, keeping: kept)
-        gate.appsChanged(to: Set(apps.keys), renewed: Set(fresh.keys))
+        gate.appsChanged(to: names, renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [
-            "push.apps": "\(apps.keys.sorted().joined(separator: ","))",
+            "push.apps": "\(names.sorted().joined(separator: ","))",
             "push.apps_renewed": "\(fresh.keys.sorted().joined(separator: ","))",
         ])
         let roster = roster, logger = logger

@@ -2,13 +2,18 @@ import AMQP
 import APNs
 import PushCore
 import Redis
+import WebPush
 
 /// Everything one worker process needs; all of it comes from options or the environment.
 public struct WorkerConfiguration: Sendable {
     public var amqp: AMQPConfiguration
     public var redis: RedisConfiguration
-    /// App name (the job's `app`) → how that app reaches APNs.
+    /// App name (the job's `app`) → how that app reaches APNs, for the APNs apps.
     public var apps: [String: APNsConfiguration]
+    /// The Web Push apps: app name → VAPID key and subject, push-service pools.
+    public var webPushApps: [String: WebPushConfiguration] = [:]
+    /// Every app served, whatever its platform (a name is one app: the configuration file says so).
+    public var appNames: Set<String> { Set(apps.keys).union(webPushApps.keys) }
     public var jobQueue = "push.jobs"
     public var deadQueue = "push.jobs.dead"
     public var resultsExchange = "push.results"

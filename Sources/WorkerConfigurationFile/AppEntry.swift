@@ -2,7 +2,7 @@ import APNs
 
 /// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
 public struct AppEntry: Sendable, Equatable {
-    /// Only APNs is delivered to today; the others are names the format keeps for later.
+    /// Where the app's devices are: APNs, Web Push (FCM is a name the format keeps for later).
     public enum Platform: String, Sendable, CaseIterable {
         case apns, fcm, webpush
     }
@@ -13,6 +13,9 @@ public struct AppEntry: Sendable, Equatable {
         /// PEM certificate and key (the same file when it holds both), the key maybe encrypted.
         case certificate(certificateFile: String, keyFile: String?, password: SecretSource?)
         case pkcs12(file: String, password: SecretSource?)
+        /// A Web Push app's VAPID key (the base64url private scalar `pushworker webpush keys`
+        /// prints), its contact, and optionally its public key to check the pair against.
+        case vapid(privateKey: SecretSource, subject: String, publicKey: String?)
     }
 
     /// The job's `app`.
@@ -27,6 +30,8 @@ public struct AppEntry: Sendable, Equatable {
     public var maxStreams: Int?
     /// Notifications started per second on each connection at most (pushd's `-r`).
     public var notificationsPerSecond: Int?
+    /// Web Push: push-service origins with connections at once.
+    public var maxOrigins: Int?
     /// Remove tokens APNs calls invalid from the groups they came from.
     public var pruneInvalidTokens: Bool?
     public var pingInterval: Duration?

@@ -20,6 +20,7 @@ public struct AppFingerprint: Equatable, Sendable {
         case let .pkcs12(file, password):
             files.append(file)
             secrets = [password]
+        case let .vapid(key, _, _): secrets = [key]
         }
         material = files.map { $0.flatMap(FileBytes.contents(of:)) } + secrets.map(read)
     }

@@ -17,8 +17,11 @@ public enum ConfigurationFileReader {
     static let appKeys = [
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
-        "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens",
+        "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins",
     ]
+    /// Settings of one platform only: given for another, they would be silently ignored.
+    static let apnsOnlyKeys = ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"]
+    static let webPushOnlyKeys = ["vapid", "max_origins"]
 
     public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
         guard let bytes = FileBytes.contents(of: path) else {
@@ -159,8 +162,22 @@ public enum ConfigurationFileReader {
             reader.fail("\(field).name", at: node, "missing: the app name jobs give in their \"app\" field")
         }
         let platform = reader.choice(values["platform"], at: "\(field).platform", of: AppEntry.Platform.self) ?? .apns
-        if platform != .apns {
-            reader.fail("\(field).platform", at: values["platform"], "platform \(platform.rawValue) is not supported yet (apns is)")
+        if platform == .fcm {
+            reader.fail("\(field).platform", at: values["platform"], "platform fcm is not supported yet (apns and webpush are)")
+        }
+        let foreign = platform == .webpush ? apnsOnlyKeys : webPushOnlyKeys
+        for key in foreign where values[key] != nil {
+            reader.fail("\(field).\(key)", at: values[key], platform == .webpush
+                ? "is an APNs setting; a webpush app has none (each subscription's endpoint names its push service)"
+                : "is a webpush setting; this app's platform is \(platform.rawValue) (add platform: webpush)")
+        }
+        if platform == .webpush {
+            let credentials = readVAPID(values["vapid"], at: "\(field).vapid", node: node, reader: &reader)
+            var app = AppEntry(name: name ?? "", platform: platform, credentials: credentials ?? .pkcs12(file: "", password: nil), field: field)
+            readConnectionSettings(values, at: field, into: &app, reader: &reader)
+            app.maxOrigins = reader.int(values["max_origins"], at: "\(field).max_origins", range: 1...1000)
+            app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
+            return reader.findings.count == before && name != nil && credentials != nil ? app : nil
         }
         let environment = reader.choice(values["environment"], at: "\(field).environment", of: APNsConfiguration.Environment.self)
         let url = reader.string(values["url"], at: "\(field).url")
@@ -178,6 +195,13 @@ public enum ConfigurationFileReader {
         app.url = url
         app.port = port
         app.topic = topic
+        readConnectionSettings(values, at: field, into: &app, reader: &reader)
+        app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
+        return reader.findings.count == before && name != nil && credentials != nil ? app : nil
+    }
+
+    /// What every platform's connections share.
+    static func readConnectionSettings(_ values: [String: Node], at field: String, into app: inout AppEntry, reader: inout NodeReader) {
         app.maxConnections = reader.int(values["max_connections"], at: "\(field).max_connections", range: 1...1000)
         app.maxStreams = reader.int(values["max_streams"], at: "\(field).max_streams", range: 1...100_000)
         app.notificationsPerSecond = reader.int(values["notifications_per_second"], at: "\(field).notifications_per_second",
@@ -189,8 +213,26 @@ public enum ConfigurationFileReader {
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
         app.pruneInvalidTokens = reader.bool(values["prune_invalid_tokens"], at: "\(field).prune_invalid_tokens")
-        app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
-        return reader.findings.count == before && name != nil && credentials != nil ? app : nil
+    }
+
+    /// `vapid: {private_key: {env: …}, subject: mailto:…, public_key: …}`.
+    static func readVAPID(_ section: Node?, at path: String, node: Node, reader: inout NodeReader) -> AppEntry.Credentials? {
+        guard let section else {
+            reader.fail(path, at: node, "missing: a webpush app needs vapid: {private_key: {env: VARIABLE}, subject: mailto:you@example.com} (make a key pair with pushworker webpush keys)")
+            return nil
+        }
+        guard let values = reader.mapping(section, at: path, allowed: ["private_key", "public_key", "subject"]) else { return nil }
+        let key = reader.secret(values["private_key"], at: "\(path).private_key")
+        if values["private_key"] == nil {
+            reader.fail("\(path).private_key", at: section, "missing: the VAPID private key, as {env: VARIABLE} or {file: PATH} holding the base64url text pushworker webpush keys prints")
+        }
+        let subject = reader.string(values["subject"], at: "\(path).subject")
+        if values["subject"] == nil {
+            reader.fail("\(path).subject", at: section, "missing: how push services reach you, mailto:you@example.com or an https: URL")
+        }
+        let publicKey = reader.string(values["public_key"], at: "\(path).public_key")
+        guard let key, let subject else { return nil }
+        return .vapid(privateKey: key, subject: subject, publicKey: publicKey)
     }
 
     static func readCredentials(_ values: [String: Node], at field: String, topic: String?, node: Node, reader: inout NodeReader) -> AppEntry.Credentials? {

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import HTTP2
+import WebPush
 import Worker
 
 /// A file turned into what the worker runs with: the settings layered (file under environment
@@ -32,8 +33,13 @@ public enum ConfigurationLoader {
             findings.append(ConfigurationFinding(file: file.path, line: file.lines[field], field: field, message: error.message))
         }
         var apps = [String: APNsConfiguration]()
+        var webPushApps = [String: WebPushConfiguration]()
         var certificates = [CertificateExpiry]()
         for app in file.apps {
+            if app.platform == .webpush {
+                webPushApps[app.name] = webPushConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
+                continue
+            }
             guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, findings: &findings) else { continue }
             let (configuration, expiry) = loaded
             apps[app.name] = configuration
@@ -49,6 +55,7 @@ public enum ConfigurationLoader {
         do {
             let (amqp, redis) = try settings.connections(connectionName: connectionName)
             var configuration = WorkerConfiguration(amqp: amqp, redis: redis, apps: apps)
+            configuration.webPushApps = webPushApps
             try settings.apply(to: &configuration)
             worker = configuration
         } catch {
@@ -118,6 +125,47 @@ public enum ConfigurationLoader {
         return (configuration, expiry)
     }
 
+    /// One Web Push app's settings with its VAPID key loaded and checked; nil after recording why not.
+    static func webPushConfiguration(for app: AppEntry, path: String, environment: [String: String],
+                                     findings: inout [ConfigurationFinding]) -> WebPushConfiguration? {
+        func fail(_ field: String, _ message: String) {
+            let full = "\(app.field).\(field)"
+            findings.append(ConfigurationFinding(file: path, line: app.lines[full] ?? app.lines[app.field], field: full, message: message))
+        }
+        guard case let .vapid(keySource, subjectText, publicKeyText) = app.credentials else { return nil }
+        let before = findings.count
+        var key: VAPIDKey?
+        switch keySource.text(environment: environment) {
+        case let .failure(error): fail("vapid.private_key", error.message)
+        case let .success(text):
+            do { key = try VAPIDKey(privateKeyBase64URL: text.trimmingCharacters(in: .whitespacesAndNewlines)) } catch {
+                fail("vapid.private_key", "not a VAPID private key: \(error.message) (expected the base64url text pushworker webpush keys prints)")
+            }
+        }
+        if let key, let publicKeyText, publicKeyText != key.publicKeyBase64URL {
+            fail("vapid.public_key", "does not belong to vapid.private_key (its public key is \(key.publicKeyBase64URL)): browsers subscribed with the public key would refuse every message")
+        }
+        var subject: VAPIDSubject?
+        do { subject = try VAPIDSubject(subjectText) } catch { fail("vapid.subject", error.message) }
+        guard let key, let subject, findings.count == before else { return nil }
+        var configuration = WebPushConfiguration(vapidKey: key, subject: subject)
+        configuration.extraCAFile = app.caFile
+        if let caFile = app.caFile, !FileManager.default.isReadableFile(atPath: caFile) { fail("ca_file", "cannot read \(caFile)") }
+        if let value = app.maxOrigins { configuration.maxOrigins = value }
+        if let value = app.maxConnections { configuration.maxConnectionsPerOrigin = value }
+        if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
+        configuration.maxNotificationsPerSecondPerConnection = app.notificationsPerSecond
+        configuration.pruneInvalidTokens = app.pruneInvalidTokens ?? false
+        if let value = app.pingInterval { configuration.idlePingInterval = value }
+        if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
+        if let value = app.requestTimeout { configuration.requestTimeout = value }
+        if let value = app.connectTimeout { configuration.connectTimeout = value }
+        if let proxy = app.proxy {
+            do { configuration.proxy = try ProxyURL.parse(proxy) } catch { fail("proxy", error.message) }
+        }
+        return findings.count == before ? configuration : nil
+    }
+
     /// The TLS identity of a certificate or PKCS#12 app, its file, and the field that names it.
     private static func identity(of app: AppEntry, environment: [String: String],
                                  fail: (String, String) -> Void) -> (TLSClientIdentity?, String, String) {
@@ -152,7 +200,7 @@ public enum ConfigurationLoader {
             let (ok, value) = password(secret, field: "pkcs12.password")
             guard ok else { return (nil, file, "pkcs12.password") }
             return (.pkcs12(file: file, password: value ?? ""), file, "pkcs12.file")
-        case .token:
+        case .token, .vapid:
             return (nil, "", "token")
         }
     }
@@ -165,6 +213,7 @@ extension AppEntry {
         case .certificate: "\(field).certificate.cert_file"
         case .pkcs12: "\(field).pkcs12.file"
         case .token: "\(field).token"
+        case .vapid: "\(field).vapid"
         }
     }
 }

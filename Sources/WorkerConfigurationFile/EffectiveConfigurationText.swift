@@ -1,5 +1,6 @@
 import APNs
 import PushCore
+import WebPush
 import Worker
 
 /// The configuration in effect, as YAML in the file's own shape, for `pushworker config check`:
@@ -35,6 +36,10 @@ public enum EffectiveConfigurationText {
         lines.append("  log_level: \(settings.effectiveLogLevel.rawValue)")
         lines.append("apps:")
         for app in loaded.apps {
+            if let webPush = worker.webPushApps[app.name] {
+                lines.append(contentsOf: webPushLines(app, webPush))
+                continue
+            }
             guard let apns = worker.apps[app.name] else { continue }
             lines.append("  - name: \(quoted(app.name))")
             lines.append("    platform: \(app.platform.rawValue)")
@@ -60,6 +65,24 @@ public enum EffectiveConfigurationText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    static func webPushLines(_ app: AppEntry, _ webPush: WebPushConfiguration) -> [String] {
+        var lines = ["  - name: \(quoted(app.name))", "    platform: webpush"]
+        lines.append(contentsOf: credentialLines(app.credentials))
+        lines.append("      public_key: \(quoted(webPush.vapidKey.publicKeyBase64URL))")
+        lines.append("    max_origins: \(webPush.maxOrigins)")
+        lines.append("    max_connections: \(webPush.maxConnectionsPerOrigin)")
+        lines.append("    max_streams: \(webPush.maxStreamsPerConnection)")
+        if let rate = webPush.maxNotificationsPerSecondPerConnection { lines.append("    notifications_per_second: \(rate)") }
+        lines.append("    prune_invalid_tokens: \(webPush.pruneInvalidTokens)")
+        lines.append("    ping_interval: \(DurationText.format(webPush.idlePingInterval))")
+        lines.append("    idle_timeout: \(DurationText.format(webPush.idleConnectionTimeout))")
+        lines.append("    request_timeout: \(DurationText.format(webPush.requestTimeout))")
+        lines.append("    connect_timeout: \(DurationText.format(webPush.connectTimeout))")
+        if let caFile = webPush.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
+        if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
+        return lines
+    }
+
     static func credentialLines(_ credentials: AppEntry.Credentials) -> [String] {
         switch credentials {
         case let .token(key, keyID, teamID):
@@ -75,6 +98,8 @@ public enum EffectiveConfigurationText {
             var lines = ["    pkcs12:", "      file: \(quoted(file))"]
             if let password { lines.append("      password: \(masked(password))") }
             return lines
+        case let .vapid(key, subject, _):
+            return ["    vapid:", "      private_key: \(masked(key))", "      subject: \(quoted(subject))"]
         }
     }
 

@@ -74,6 +74,12 @@ struct RunCommand: AsyncParsableCommand {
                 "apns.auth": "\(apns.credentials.kind)", "apns.max_connections": "\(apns.maxConnections)",
             ])
         }
+        for (app, webPush) in loaded.worker.webPushApps.sorted(by: { $0.key < $1.key }) {
+            logger.info("app configured", metadata: [
+                "app": "\(app)", "platform": "webpush", "vapid.public_key": "\(webPush.vapidKey.publicKeyBase64URL)",
+                "vapid.subject": "\(webPush.subject)",
+            ])
+        }
         return Plan(configuration: loaded.worker, settings: loaded.settings, certificates: loaded.certificates, logger: logger,
                     loaded: loaded, overrides: overrides)
     }

@@ -8,7 +8,7 @@ import ServiceLifecycle
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Run a local APNs simulator: HTTP/2 over TLS, token and certificate auth, APNs' validation and reasons.",
+        abstract: "Run a local APNs simulator (HTTP/2 over TLS, token and certificate auth, APNs' validation and reasons), and with --webpush-port a local Web Push service.",
         discussion: """
             On first start it writes into --state-directory (and reuses later): ca.pem (trust it with --apns-ca-file), \
             server.pem/server-key.pem, token-key.p8 (Key ID SANDBOXKEY, Team ID SANDBOXTM1), and a client identity for \
@@ -39,6 +39,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Reset the TCP connection on every N-th request.") var resetEvery: Int?
     @Option(help: "Never answer every N-th request.") var stallEvery: Int?
     @Flag(help: "Print one line per notification received (tokens shortened).") var logNotifications = false
+    @Option(help: "Also run a Web Push service on this port (0 = any free port; default: none): it makes subscriptions, checks VAPID, decrypts and records every message; control under /_sandbox/webpush/. [env PUSHWORKER_SANDBOX_WEBPUSH_PORT]")
+    var webpushPort: Int?
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @OptionGroup var logging: LoggingOptions
 
@@ -77,7 +79,19 @@ struct SandboxCommand: AsyncParsableCommand {
               cert auth:    --apns-cert-file \(material.clientPKCS12File) --apns-cert-password sandbox   (topic com.example.app)
 
             """.utf8))
-        let service = SandboxService(sandbox: sandbox)
+        var webPush: WebPushSandbox?
+        if let webpushPort = webpushPort ?? Env["sandbox-webpush-port"].flatMap({ Int($0) }) {
+            let service = WebPushSandbox(host: host, port: webpushPort, stateDirectory: stateDirectory, logger: logger)
+            let bound = try await service.start()
+            webPush = service
+            FileHandle.standardOutput.write(Data("""
+                Web Push sandbox listening on https://\(host):\(bound)
+                  subscriptions: curl --cacert \(material.caCertificateFile) -X POST https://\(host):\(bound)/_sandbox/webpush/subscriptions -d '{"count":1}'
+                  received:      curl --cacert \(material.caCertificateFile) https://\(host):\(bound)/_sandbox/webpush/received
+
+                """.utf8))
+        }
+        let service = SandboxService(sandbox: sandbox, webPush: webPush)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let statistics = sandbox.statistics()
@@ -96,9 +110,11 @@ struct SandboxCommand: AsyncParsableCommand {
 /// Keeps the sandbox up until the process is asked to stop.
 private struct SandboxService: Service {
     let sandbox: APNsSandbox
+    let webPush: WebPushSandbox?
 
     func run() async throws {
         try? await gracefulShutdown()
         await sandbox.stop()
+        await webPush?.stop()
     }
 }

@@ -23,11 +23,14 @@ import WebPushCore
         #expect(try WebPushSubscription(text: "\(Self.endpoint)#auth=\(Self.auth)==&p256dh=\(Self.p256dh)") == fromJSON)
     }
 
-    @Test func aLoopbackPushServiceMayUsePlainHTTP() throws {
-        for endpoint in ["http://127.0.0.1:8443/wp/1", "http://localhost/wp/1", "http://[::1]:80/x"] {
-            #expect(throws: Never.self) { try WebPushSubscription(text: "\(endpoint)#p256dh=\(Self.p256dh)&auth=\(Self.auth)") }
+    @Test func aPlainHTTPEndpointIsRefusedEvenOnLoopback() throws {
+        for endpoint in ["http://127.0.0.1:8443/wp/1", "http://localhost/wp/1", "http://[::1]:80/x", "ftp://push.example.net/x"] {
+            let problem = try #require(throws: SubscriptionProblem.self) {
+                try WebPushSubscription(text: "\(endpoint)#p256dh=\(Self.p256dh)&auth=\(Self.auth)")
+            }
+            #expect(problem.field == "endpoint")
+            #expect(problem.problem.contains("https"))
         }
-        #expect(throws: SubscriptionProblem.self) { try WebPushSubscription(text: "http://localhost.evil.example/x#p256dh=\(Self.p256dh)&auth=\(Self.auth)") }
     }
 
     @Test(arguments: [

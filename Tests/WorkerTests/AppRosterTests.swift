@@ -24,7 +24,7 @@ import Testing
     }
 
     static func served(_ clients: [String: APNsClient]) -> [String: ServedApp] {
-        clients.mapValues { ServedApp(transport: $0, pruneInvalidTokens: false) }
+        clients.mapValues { ServedApp(transport: $0, rules: APNsJobRules(), pruneInvalidTokens: false) }
     }
 
     @Test func newJobsGetTheNewClientsAndEarlierJobsKeepTheirs() async throws {

@@ -1,0 +1,77 @@
+import HTTP2
+import PushCore
+import PushTransport
+
+/// What a push service's answer to one message means (RFC 8030 §5 and §8, and what the services
+/// do beyond it): 201 accepted; 404 and 410 the subscription is gone (FCM's web endpoints answer
+/// 404 since 2024, Mozilla, Apple and Microsoft 410); 413 the body is too large; 429 and 5xx try
+/// again, after `Retry-After` when given; 401 and 403 (and a 400 about the VAPID token) the VAPID
+/// key or subject is refused, which no device can cure: the app pauses. Anything else is this
+/// message's failure.
+public enum WebPushAnswer {
+    /// - Parameters:
+    ///   - vapid: names the key and subject in a credentials problem.
+    ///   - now: UNIX seconds, for a `Retry-After` date.
+    public static func result(status: Int, headers: [HTTP2Header], body: [UInt8], vapid: String, now: Int) -> PushResult {
+        func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+        let location = header("location")
+        let detail = reason(from: body)
+        switch status {
+        case 200...202:
+            return PushResult(status: status, reason: nil, requestID: location, outcome: .sent)
+        case 404, 410:
+            let reason = detail ?? (status == 410 ? "Gone" : "NotFound")
+            return PushResult(status: status, reason: reason, requestID: location, outcome: .tokenInvalid(reason: reason))
+        case 413:
+            let reason = detail ?? "PayloadTooLarge"
+            return PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason))
+        case 429, 500...599:
+            let reason = detail ?? (status == 429 ? "TooManyRequests" : "HTTP \(status)")
+            let wait = header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+            return PushResult(status: status, reason: reason, outcome: .retryable(reason: reason), retryAfter: wait)
+        case 401, 403:
+            let reason = detail ?? (status == 401 ? "Unauthorized" : "Forbidden")
+            return PushResult(status: status, reason: reason, outcome: .credentialsProblem(reason: credentialsMessage(status: status, reason: reason, vapid: vapid)))
+        case 400 where detail.map(isAboutVAPID) ?? false:
+            let reason = detail ?? "BadRequest"
+            return PushResult(status: status, reason: reason, outcome: .credentialsProblem(reason: credentialsMessage(status: status, reason: reason, vapid: vapid)))
+        default:
+            let reason = detail ?? "HTTP \(status)"
+            return PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason))
+        }
+    }
+
+    static func credentialsMessage(status: Int, reason: String, vapid: String) -> String {
+        "the push service refused the VAPID credentials (HTTP \(status) \(reason)): check \(vapid)"
+    }
+
+    /// A refusal that names the token, the key or `Authorization` is about VAPID (Apple's
+    /// BadJwtToken, Mozilla's "Invalid bearer token", FCM's "authorization header").
+    static func isAboutVAPID(_ reason: String) -> Bool {
+        let lowered = reason.lowercased()
+        return ["jwt", "vapid", "authorization", "crypto-key", "bearer"].contains { lowered.contains($0) }
+    }
+
+    /// The service's own words, short: Apple's `reason`, Mozilla's `message` (with its `errno`),
+    /// else the body's first line when it is text.
+    static func reason(from body: [UInt8]) -> String? {
+        guard !body.isEmpty else { return nil }
+        if case let .object(members)? = try? JSONValue.parse(body) {
+            if case let .string(reason)? = members["reason"] { return shortened(reason) }
+            if case let .string(message)? = members["message"] {
+                let errno = members["errno"]?.exactInteger.map { " (errno \($0))" } ?? ""
+                return shortened(message + errno)
+            }
+            if case let .string(error)? = members["error"] { return shortened(error) }
+            return nil
+        }
+        guard let text = String(validating: body.prefix(512), as: UTF8.self) else { return nil }
+        let line = text.prefix { $0 != "\n" && $0 != "\r" }.trimmingPrefix(" ")
+        return line.isEmpty ? nil : shortened(String(line))
+    }
+
+    private static func shortened(_ text: String) -> String {
+        let cleaned = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : Character($0) })
+        return cleaned.utf8.count <= 200 ? cleaned : String(cleaned.prefix(200)) + "…"
+    }
+}

@@ -1,0 +1,40 @@
+import HTTP2
+
+/// How one app sends Web Push: its VAPID key and contact, and how it treats the push services
+/// its subscriptions point at (each origin gets a connection pool of its own, made when first used).
+public struct WebPushConfiguration: Sendable {
+    /// The application server key browsers subscribed with (`applicationServerKey`).
+    public var vapidKey: VAPIDKey
+    /// The VAPID `sub`: how a push service can reach the sender.
+    public var subject: VAPIDSubject
+    /// CAs trusted besides the system's (a test push service).
+    public var extraCAFile: String?
+    public var proxy: HTTPProxy?
+    /// Push-service origins with a connection pool at once. Subscriptions of one app point at a
+    /// handful (Google, Mozilla, Apple, Microsoft); beyond this the least recently used pool closes.
+    public var maxOrigins = 16
+    /// Connections to each origin at most.
+    public var maxConnectionsPerOrigin = 2
+    /// Streams per connection at most; the service's SETTINGS_MAX_CONCURRENT_STREAMS bounds it too.
+    public var maxStreamsPerConnection = 100
+    public var maxNotificationsPerSecondPerConnection: Int?
+    /// Remove subscriptions the service calls gone from the groups the job's devices came from.
+    public var pruneInvalidTokens = false
+    public var requestTimeout: Duration = .seconds(30)
+    public var connectTimeout: Duration = .seconds(10)
+    public var idlePingInterval: Duration = .seconds(60)
+    /// An origin's connections close after this long without a request (none is kept open).
+    public var idleConnectionTimeout: Duration = .seconds(300)
+    /// The longest `TTL` sent: Mozilla's service refuses more than 30 days.
+    public static let maxTTLSeconds = 30 * 86_400
+
+    public init(vapidKey: VAPIDKey, subject: VAPIDSubject) {
+        self.vapidKey = vapidKey
+        self.subject = subject
+    }
+
+    /// What a VAPID refusal tells the operator to check: the key by its public half, and the subject.
+    public var credentialsHint: String {
+        "the VAPID key (public key \(vapidKey.publicKeyBase64URL.prefix(16))…) and vapid.subject \(subject.value)"
+    }
+}
