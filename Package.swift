@@ -145,7 +145,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "WebPushTests", dependencies: [
-            "WebPush", "Sandbox", "PushCore",
+            "WebPush", "WebPushCore", "Sandbox", "PushCore", "PushTransport", "HTTP2",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),

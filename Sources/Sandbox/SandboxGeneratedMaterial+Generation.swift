@@ -67,8 +67,11 @@ extension SandboxGeneratedMaterial {
     }
 
     private func loadOrCreateCA(logger: Logger) throws -> (Certificate, P256.Signing.PrivateKey, Bool) {
+        // A CA without a subject key identifier (made by an older sandbox) is replaced: strict
+        // verifiers (Python's urllib3, OpenSSL's -x509_strict) refuse chains without them.
         if Self.isUsable(certificateAt: self.caCertificateFile, keyAt: self.caPrivateKeyFile),
            let certificate = try? Certificate(pemEncoded: String(contentsOfFile: self.caCertificateFile, encoding: .utf8)),
+           (try? certificate.extensions.subjectKeyIdentifier) != nil,
            let key = try? P256.Signing.PrivateKey(pemRepresentation: String(contentsOfFile: self.caPrivateKeyFile, encoding: .utf8)) {
             return (certificate, key, false)
         }
@@ -82,6 +85,7 @@ extension SandboxGeneratedMaterial {
             extensions: Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                SubjectKeyIdentifier(hash: .init(key.publicKey))
             },
             issuerPrivateKey: .init(key)
         )
@@ -99,11 +103,14 @@ extension SandboxGeneratedMaterial {
         extensions: Certificate.Extensions
     ) throws -> Certificate {
         let now = Date()
+        // RFC 5280 §4.2.1.1: a certificate names its issuer's key (strict verifiers require it).
+        var named = extensions
+        try named.append(Certificate.Extension(AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(issuerKey.publicKey)).keyIdentifier), critical: false))
         return try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(2 * 365 * 86400),
             issuer: issuer.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: extensions, issuerPrivateKey: .init(issuerKey)
+            extensions: named, issuerPrivateKey: .init(issuerKey)
         )
     }
 

@@ -1,4 +1,5 @@
 import APNs
+import APNsCore
 import Logging
 import NIOConcurrencyHelpers
 import PushTransport
