@@ -130,7 +130,7 @@ let package = Package(
             .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release)),
         ]),
 
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore", "WebPushCore"], swiftSettings: strict),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
@@ -156,7 +156,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerConfigurationFileTests", dependencies: [
-            "WorkerConfigurationFile", "Worker", "APNs", "HTTP2", "PushCore",
+            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "HTTP2", "PushCore",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),

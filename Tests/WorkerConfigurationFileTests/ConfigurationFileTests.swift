@@ -302,7 +302,7 @@ import Worker
                 platform: fcm
                 pkcs12: {file: x.p12}
             """)
-        #expect(findings.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "platform fcm is not supported yet (apns is)" })
+        #expect(findings.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "platform fcm is not supported yet (apns and webpush are)" })
     }
 
     @Test func missingCredentialsAndTopic() {

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import WebPush
+import Worker
+@testable import WorkerConfigurationFile
+
+/// `platform: webpush` apps: the VAPID section, loaded and checked, and the settings that are
+/// another platform's refused by name.
+@Suite struct WebPushAppTests {
+    static let pair = try! VAPIDKey.generateBase64URLPair()
+
+    func load(_ text: String, environment: [String: String] = ["VAPID_KEY": WebPushAppTests.pair.privateKey]) throws(ConfigurationProblems) -> LoadedConfiguration {
+        try ConfigurationLoader.load(try ConfigurationFileReader.parse(text, path: "pushworker.yaml"), environment: environment)
+    }
+
+    func findings(_ text: String, environment: [String: String] = ["VAPID_KEY": WebPushAppTests.pair.privateKey]) -> [ConfigurationFinding] {
+        do {
+            _ = try load(text, environment: environment)
+            return []
+        } catch {
+            return error.findings
+        }
+    }
+
+    @Test func aWebPushAppWithEverySetting() throws {
+        let loaded = try load("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid:
+                  private_key: {env: VAPID_KEY}
+                  public_key: \(Self.pair.publicKey)
+                  subject: mailto:push@example.com
+                max_origins: 8
+                max_connections: 3
+                max_streams: 50
+                request_timeout: 20s
+                prune_invalid_tokens: true
+            """)
+        let web = try #require(loaded.worker.webPushApps["web"])
+        #expect(web.vapidKey.publicKeyBase64URL == Self.pair.publicKey)
+        #expect(web.subject.value == "mailto:push@example.com")
+        #expect(web.maxOrigins == 8)
+        #expect(web.maxConnectionsPerOrigin == 3)
+        #expect(web.maxStreamsPerConnection == 50)
+        #expect(web.requestTimeout == .seconds(20))
+        #expect(web.pruneInvalidTokens)
+        #expect(loaded.worker.apps.isEmpty)
+        #expect(loaded.worker.appNames == ["web"])
+        let text = EffectiveConfigurationText.render(loaded)
+        #expect(!text.contains(Self.pair.privateKey), "the private key is never printed")
+        #expect(text.contains("private_key: {env: VAPID_KEY}  # ***"))
+        #expect(throws: Never.self) { try ConfigurationFileReader.parse(text, path: "printed.yaml") }
+    }
+
+    @Test func theVAPIDSectionIsRequiredAndComplete() {
+        let missing = findings("""
+            apps:
+              - name: web
+                platform: webpush
+            """)
+        #expect(missing.contains { $0.field == "apps[0].vapid" && $0.message.contains("pushworker webpush keys") })
+        let incomplete = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}}
+            """)
+        #expect(incomplete.contains { $0.field == "apps[0].vapid.subject" && $0.message.contains("missing") })
+    }
+
+    @Test(arguments: [
+        ("subject: mailto:<push@example.com>", "apps[0].vapid.subject", "angle brackets"),
+        ("subject: https://localhost/contact", "apps[0].vapid.subject", "localhost"),
+        ("subject: push@example.com", "apps[0].vapid.subject", "mailto: or https:"),
+        ("subject: mailto:a@example.com\n      public_key: BAAA", "apps[0].vapid.public_key", "does not belong"),
+    ])
+    func aBadSubjectOrMismatchedPublicKeyIsNamed(_ line: String, _ field: String, _ words: String) {
+        let found = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid:
+                  private_key: {env: VAPID_KEY}
+                  \(line)
+            """)
+        #expect(found.contains { $0.field == field && $0.message.contains(words) }, "\(found)")
+    }
+
+    @Test func aKeyThatIsNoVAPIDKey() {
+        let found = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+            """, environment: ["VAPID_KEY": "not-a-key"])
+        #expect(found.contains { $0.field == "apps[0].vapid.private_key" && $0.message.contains("pushworker webpush keys") })
+        let unset = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+            """, environment: [:])
+        #expect(unset.contains { $0.field == "apps[0].vapid.private_key" && $0.message.contains("VAPID_KEY is not set") })
+    }
+
+    @Test func anotherPlatformsSettingsAreRefusedByName() {
+        let found = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                topic: com.example.app
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+              - name: ios
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                max_origins: 3
+                pkcs12: {file: x.p12}
+            """)
+        #expect(found.contains { $0.field == "apps[0].topic" && $0.message.contains("is an APNs setting") })
+        #expect(found.contains { $0.field == "apps[1].vapid" && $0.message.contains("is a webpush setting") })
+        #expect(found.contains { $0.field == "apps[1].max_origins" && $0.message.contains("is a webpush setting") })
+    }
+}
