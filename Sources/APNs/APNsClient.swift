@@ -41,6 +41,8 @@ public final class APNsClient: PushTransport {
     }
 
     public var statistics: HTTP2ClientStatistics { http.statistics }
+    /// APNs names each notification by the apns-id the worker sends.
+    public var carriesRequestIDs: Bool { true }
     /// Requests APNs lets this client's connections have in flight now (`HTTP2Client.streamCapacity`).
     public var streamCapacity: Int { http.streamCapacity }
 

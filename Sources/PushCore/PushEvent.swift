@@ -1,9 +1,12 @@
 /// What the worker tells applications on the `push.results` topic exchange (README "Events").
 public enum PushEvent: Sendable, Hashable {
-    /// `requestID`: the id the request carried (APNs' `apns-id`), nil when none was sent.
+    /// `requestID`: the message's id at the platform (APNs' `apns-id`, FCM's message `name`, a Web
+    /// Push service's `Location`), written as `message_id`, nil when there is none; `isAPNsID`: it
+    /// is also written as `apns_id`, the name APNs users look it up by.
     /// `prunedFrom`: the groups the token was removed from (the app's `prune_invalid_tokens`).
-    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?, requestID: String? = nil, prunedFrom: [String] = [])
-    case deliveryFailed(token: String, status: Int, reason: String, attempts: Int, requestID: String? = nil)
+    case tokenInvalid(token: String, reason: String, status: Int, timestamp: Int?, requestID: String? = nil, isAPNsID: Bool = true,
+                      prunedFrom: [String] = [])
+    case deliveryFailed(token: String, status: Int, reason: String, attempts: Int, requestID: String? = nil, isAPNsID: Bool = true)
     /// `excerpt`: the start of the message, when the dead-letter copy could not keep it whole.
     case jobRejected(error: String, field: String?, excerpt: String? = nil)
     case jobCompleted(JobCounts)
@@ -29,19 +32,19 @@ public enum PushEvent: Sendable, Hashable {
         writer.field(Names.app, app)
         writer.field(Names.time, time: time)
         switch self {
-        case let .tokenInvalid(token, reason, status, timestamp, requestID, prunedFrom):
+        case let .tokenInvalid(token, reason, status, timestamp, requestID, isAPNsID, prunedFrom):
             writer.field("token", token)
             writer.field("reason", reason)
             writer.field("status", status)
             writer.field("timestamp", timestamp)
-            if let requestID { writer.field("apns_id", requestID) }
+            Self.writeRequestID(requestID, isAPNsID: isAPNsID, into: &writer)
             if !prunedFrom.isEmpty { writer.field("removed_from_groups", strings: prunedFrom) }
-        case let .deliveryFailed(token, status, reason, attempts, requestID):
+        case let .deliveryFailed(token, status, reason, attempts, requestID, isAPNsID):
             writer.field("token", token)
             writer.field("status", status)
             writer.field("reason", reason)
             writer.field("attempts", attempts)
-            if let requestID { writer.field("apns_id", requestID) }
+            Self.writeRequestID(requestID, isAPNsID: isAPNsID, into: &writer)
         case let .jobRejected(error, field, excerpt):
             writer.field("error", error)
             writer.field("field", field)
@@ -67,6 +70,12 @@ public enum PushEvent: Sendable, Hashable {
             }
         }
         return writer.finish()
+    }
+
+    private static func writeRequestID(_ requestID: String?, isAPNsID: Bool, into writer: inout JSONWriter) {
+        guard let requestID else { return }
+        if isAPNsID { writer.field("apns_id", requestID) }
+        writer.field("message_id", requestID)
     }
 }
 

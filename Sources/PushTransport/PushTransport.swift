@@ -9,6 +9,11 @@ public protocol PushTransport: AnyObject, Sendable {
     /// throws: every failure is a `PushResult`. `completion` runs on an I/O thread: keep it short.
     func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void)
 
+    /// Whether the platform carries the worker's request ids and names each message by it (APNs'
+    /// `apns-id`): events then name them `apns_id` too, and job.completed names the job's range.
+    /// False where the platform names messages itself (FCM, Web Push): events carry its name.
+    var carriesRequestIDs: Bool { get }
+
     /// Requests the platform lets the app's connections have in flight now.
     var streamCapacity: Int { get }
     var statistics: HTTP2ClientStatistics { get }

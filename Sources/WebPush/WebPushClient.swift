@@ -23,6 +23,8 @@ public final class WebPushClient: PushTransport {
 
     public var streamCapacity: Int { pools.streamCapacity }
     public var statistics: HTTP2ClientStatistics { pools.statistics }
+    /// A push service names each message by its `Location`.
+    public var carriesRequestIDs: Bool { false }
     /// Push-service origins with a pool now.
     public var origins: Int { pools.origins }
 

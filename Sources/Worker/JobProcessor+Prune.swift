@@ -17,7 +17,7 @@ extension JobProcessor {
         let job = settlement.job
         var removed = 0
         for index in settlement.events.indices {
-            guard case let .tokenInvalid(token, reason, status, timestamp, requestID, _) = settlement.events[index] else { continue }
+            guard case let .tokenInvalid(token, reason, status, timestamp, requestID, isAPNsID, _) = settlement.events[index] else { continue }
             var removedFrom: [String] = []
             for group in job.prunableGroups {
                 do {
@@ -32,7 +32,7 @@ extension JobProcessor {
             }
             removed += removedFrom.count
             settlement.events[index] = .tokenInvalid(token: token, reason: reason, status: status, timestamp: timestamp,
-                                                     requestID: requestID, prunedFrom: removedFrom)
+                                                     requestID: requestID, isAPNsID: isAPNsID, prunedFrom: removedFrom)
         }
         if removed > 0 {
             log.logger.info("invalid tokens removed from their groups", metadata: ["push.group_members_removed": "\(removed)"])

@@ -56,7 +56,8 @@ extension JobProcessor {
     func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [PushResult], ids: RequestIDRange,
                app: ServedApp, started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
-        settlement.sent(with: ids)
+        settlement.requestIDsAreAPNsIDs = app.transport.carriesRequestIDs
+        if app.transport.carriesRequestIDs { settlement.sent(with: ids) }
         let screened = app.breaker.screen(results, job: settlement.job, transport: app.transport)
         settlement.record(devices, screened, retry: configuration.retry)
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)

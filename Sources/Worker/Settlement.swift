@@ -15,6 +15,9 @@ struct Settlement: Sendable {
     var unavailableReason: String?
     /// Groups the job named that do not exist in Redis (or are empty).
     var missingGroups: [String] = []
+    /// The platform's message ids are the worker's request ids (APNs' apns-id): events name them
+    /// `apns_id` too, and job.completed names the range.
+    var requestIDsAreAPNsIDs = true
 
     init(job: PushJob, now: UnixTime) {
         self.job = job
@@ -34,7 +37,7 @@ struct Settlement: Sendable {
         case let .tokenInvalid(reason):
             counts.invalid += 1
             events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,
-                                        requestID: result.requestID))
+                                        requestID: result.requestID, isAPNsID: requestIDsAreAPNsIDs))
         case let .permanentFailure(reason):
             fail(device, status: result.status, reason: reason, requestID: result.requestID)
         case let .unavailable(reason):
@@ -58,7 +61,7 @@ struct Settlement: Sendable {
     mutating func fail(_ device: DeviceToken, status: Int, reason: String, requestID: String? = nil) {
         counts.failed += 1
         events.append(.deliveryFailed(token: device.given, status: status, reason: reason, attempts: job.attempts + 1,
-                                      requestID: requestID))
+                                      requestID: requestID, isAPNsID: requestIDsAreAPNsIDs))
     }
 
     /// The ids the attempt's requests carried, for job.completed.

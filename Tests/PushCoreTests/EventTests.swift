@@ -125,6 +125,7 @@ struct PushEventTests {
         let invalid = try jsonObject(PushEvent.tokenInvalid(token: Tok.a, reason: "Unregistered", status: 410, timestamp: nil, requestID: id)
             .body(jobID: "j", app: "a", time: Self.time))
         #expect(invalid["apns_id"] as? String == id)
+        #expect(invalid["message_id"] as? String == id, "the platform-neutral name, for every platform")
         let failed = try jsonObject(PushEvent.deliveryFailed(token: Tok.a, status: 500, reason: "InternalServerError", attempts: 3, requestID: id)
             .body(jobID: "j", app: "a", time: Self.time))
         #expect(failed["apns_id"] as? String == id)
@@ -136,6 +137,18 @@ struct PushEventTests {
         #expect(completed["apns_id_last"] as? String == id)
         let unsent = try jsonObject(PushEvent.jobCompleted(JobCounts()).body(jobID: "j", app: "a", time: Self.time))
         #expect(unsent["apns_id_first"] == nil, "nothing was sent (expired): no range")
+    }
+
+    @Test("a platform that names messages itself (a Web Push Location) fills message_id only")
+    func messageIDsOfOtherPlatforms() throws {
+        let location = "https://push.example/m/abc"
+        let invalid = try jsonObject(PushEvent.tokenInvalid(token: "https://push.example/wp/1", reason: "Gone", status: 410, timestamp: nil,
+                                                            requestID: location, isAPNsID: false).body(jobID: "j", app: "w", time: Self.time))
+        #expect(invalid["message_id"] as? String == location)
+        #expect(invalid["apns_id"] == nil)
+        let failed = try jsonObject(PushEvent.deliveryFailed(token: "t", status: 413, reason: "PayloadTooLarge", attempts: 1, isAPNsID: false)
+            .body(jobID: "j", app: "w", time: Self.time))
+        #expect(failed["message_id"] == nil && failed["apns_id"] == nil, "no id when the service named none")
     }
 
     @Test("token.invalid without a timestamp (400 BadDeviceToken) writes null")
