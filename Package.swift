@@ -162,7 +162,7 @@ let package = Package(
         ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "PushCore", "PushTransport", "HTTP2",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),

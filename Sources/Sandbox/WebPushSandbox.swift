@@ -120,6 +120,9 @@ public final class WebPushSandbox: Sendable {
     /// Messages signed with this VAPID public key are refused (403) from now on.
     public func revoke(vapidPublicKey: [UInt8]) { state.revoke(vapidPublicKey) }
 
+    /// Accepts the key again.
+    public func reinstate(vapidPublicKey: [UInt8]) { state.reinstate(vapidPublicKey) }
+
     public func reset() { state.reset() }
 
     public func stop() async {

@@ -78,6 +78,10 @@ final class WebPushSandboxState: Sendable {
         _ = state.withLockedValue { $0.revokedKeys.insert(publicKey) }
     }
 
+    func reinstate(_ publicKey: [UInt8]) {
+        _ = state.withLockedValue { $0.revokedKeys.remove(publicKey) }
+    }
+
     func isRevoked(_ publicKey: [UInt8]) -> Bool {
         state.withLockedValue { $0.revokedKeys.contains(publicKey) }
     }

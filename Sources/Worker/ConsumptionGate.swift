@@ -84,7 +84,7 @@ final class ConsumptionGate: Sendable {
 
     func credentialsFailed(app: String, reason: String) {
         if status.credentialsFailed(app: app, reason: reason) {
-            logger.error("APNs refused the credentials of app \(app) (\(reason)). Its jobs wait until then (in the delay queues while other apps' jobs go on). Check the key/certificate, its environment and topic; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.apnsReason: "\(reason)"])
+            logger.error("the platform refused the credentials of app \(app) (\(reason)). Its jobs wait until they work (in the delay queues while other apps' jobs go on). Check the app's key, certificate or VAPID key and its settings; retrying in \(configuration.credentialsRetryInterval)", metadata: [LogKeys.app: "\(app)", LogKeys.reason: "\(reason)"])
         }
         pause(.credentials(app: app), resumeAfter: configuration.credentialsRetryInterval)
     }

@@ -6,7 +6,7 @@
 struct ConsumptionState: Sendable, Equatable {
     /// Why the worker stopped taking jobs. Several can hold at once; each is lifted on its own.
     enum PauseReason: Hashable, Sendable, CustomStringConvertible {
-        /// APNs refused an app's credentials (or the configuration they imply).
+        /// The platform refused an app's credentials (or the configuration they imply).
         case credentials(app: String)
         /// Events or retry jobs of settled jobs are not confirmed by the broker.
         case resultsUnpublishable
@@ -27,7 +27,7 @@ struct ConsumptionState: Sendable, Equatable {
 
         var description: String {
             switch self {
-            case let .credentials(app): "APNs refused the credentials of app \(app)"
+            case let .credentials(app): "the platform refused the credentials of app \(app)"
             case .resultsUnpublishable: "results cannot be published"
             case let .apnsUnavailable(app): "APNs unreachable for app \(app)"
             case .redisConfiguration: "Redis configuration problem"

@@ -14,6 +14,7 @@ enum LogKeys {
     static let messageID = "amqp.message_id"
     static let queue = "amqp.queue"
     static let prefetch = "amqp.prefetch"
-    static let apnsReason = "apns.reason"
+    /// What the platform answered (a reason code or its own words).
+    static let reason = "push.reason"
     static let redisKey = "redis.key"
 }

@@ -31,7 +31,7 @@ public struct WorkerConfiguration: Sendable {
     public var groupKeyPrefix = "group:"
     /// Larger messages are rejected before parsing.
     public var maxMessageBytes = 4 * 1024 * 1024
-    /// How long to wait before trying an app's credentials again after APNs refused them.
+    /// How long to wait before trying an app's credentials again after the platform refused them.
     public var credentialsRetryInterval: Duration = .seconds(60)
     public var shutdownTimeout: Duration = .seconds(30)
     /// A message redelivered more often than this without being settled (each time a worker

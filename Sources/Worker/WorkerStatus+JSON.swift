@@ -10,7 +10,7 @@ extension WorkerStatus {
         let snapshot = self.snapshot
         if !snapshot.amqpConnected { return "not connected to RabbitMQ" }
         if let (app, reason) = snapshot.credentialProblems.min(by: { $0.key < $1.key }) {
-            return "APNs refused the credentials of app \(app): \(reason)"
+            return "the platform refused the credentials of app \(app): \(reason)"
         }
         if let results = snapshot.resultsProblem { return results }
         if let consumer = snapshot.consumerProblem { return consumer }

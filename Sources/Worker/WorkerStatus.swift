@@ -17,7 +17,7 @@ public final class WorkerStatus: Sendable {
         /// Deliveries handed back to the queue unread: their bodies found no room under
         /// --max-bytes-in-flight.
         public var handedBack = 0
-        /// App → the reason APNs refused its credentials; consumption is paused while non-empty.
+        /// App → the reason the platform refused its credentials; consumption is paused while non-empty.
         public var credentialProblems: [String: String] = [:]
         public var redisProblem: String?
         public var amqpConnected = false

@@ -1,0 +1,153 @@
+import Foundation
+import Logging
+import PushCore
+import Sandbox
+import Testing
+import WebPush
+@testable import Worker
+
+/// One worker serving an APNs app and a Web Push app from one job queue, against the APNs
+/// sandbox, the Web Push sandbox (which decrypts every message), RabbitMQ and Redis.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct MixedFleetTests {
+    struct WebPushWorld {
+        let sandbox: WebPushSandbox
+        let key: VAPIDKey
+    }
+
+    static func withMixedFleet(credentialsRetryInterval: Duration = .seconds(60), retryDelays: [Duration] = [.milliseconds(300), .milliseconds(300)],
+                               _ body: (PipelineFixture, WebPushWorld) async throws -> Void) async throws {
+        try await PipelineFixture.with { fixture in
+            let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
+            _ = try await sandbox.start()
+            let key = try VAPIDKey.generate()
+            var web = WebPushConfiguration(vapidKey: key, subject: try VAPIDSubject("mailto:push@example.com"))
+            web.extraCAFile = fixture.sandbox.material.caCertificateFile
+            // The services' own timeout: a request merely slow on a loaded machine is not sent twice.
+            web.requestTimeout = .seconds(30)
+            var configuration = try fixture.workerConfiguration(retryDelays: retryDelays, requestTimeout: .seconds(30))
+            configuration.webPushApps = ["web": web]
+            configuration.credentialsRetryInterval = credentialsRetryInterval
+            try fixture.startWorker(configuration)
+            do {
+                try await body(fixture, WebPushWorld(sandbox: sandbox, key: key))
+            } catch {
+                await sandbox.stop()
+                throw error
+            }
+            await sandbox.stop()
+        }
+    }
+
+    static func plaintexts(_ sandbox: WebPushSandbox) -> [String: [String]] {
+        Dictionary(grouping: sandbox.received().filter { $0.status == 201 }, by: \.subscriptionID)
+            .mapValues { $0.map { String(decoding: $0.plaintext, as: UTF8.self) } }
+    }
+
+    /// Jobs of both platforms interleaved, each with explicit devices and a group of its own
+    /// platform: every device gets its message once, a gone subscription is a token.invalid
+    /// event, and each job completes.
+    @Test func oneWorkerServesAnAPNsAppAndAWebPushApp() async throws {
+        try await Self.withMixedFleet { fixture, web in
+            let subscriptions = try web.sandbox.subscribe(count: 6, applicationServerKey: web.key.publicKey)
+            web.sandbox.unsubscribe(subscriptions[5].id)
+            // A Web Push group holds subscriptions in either form; one member is also named in the job.
+            _ = try await fixture.redis.setAdd(key: "\(fixture.groupPrefix)web:fans",
+                                               members: [subscriptions[2].compact, subscriptions[3].json, subscriptions[1].compact])
+            let iosTokens = (0..<3).map { PipelineFixture.token(81_000 + $0) }
+            try await fixture.addToGroup("ios-fans", [iosTokens[2]])
+
+            try await fixture.publish(#"{"id":"ios-1","app":"default","tokens":["\#(iosTokens[0])","\#(iosTokens[1])"],"groups":["ios-fans"],"payload":{"aps":{"alert":"to iOS"}}}"#)
+            try await fixture.publish(#"{"id":"web-1","app":"web","tokens":[\#(subscriptions[0].json),"\#(subscriptions[1].compact)","\#(subscriptions[4].compact)","\#(subscriptions[5].compact)"],"groups":["fans"],"priority":10,"collapse_id":"news","payload":{"title":"to browsers"}}"#)
+
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" }.count >= 2
+            }
+            let completed = Dictionary(events.filter { $0.routingKey == "job.completed" }.map { ($0.string("job_id") ?? "", $0) }) { first, _ in first }
+            #expect(completed["ios-1"]?.int("sent") == 3)
+            #expect(completed["web-1"]?.int("sent") == 5)
+            #expect(completed["web-1"]?.int("invalid") == 1)
+            #expect(completed["web-1"]?.fields["apns_id_first"] == nil, "Web Push names its messages itself")
+            #expect(completed["ios-1"]?.string("apns_id_first") != nil)
+
+            let invalid = try #require(events.first { $0.routingKey == "token.invalid" })
+            #expect(invalid.string("app") == "web")
+            #expect(invalid.string("token") == subscriptions[5].compact, "the device as the job gave it")
+            #expect(invalid.int("status") == 410)
+            #expect(invalid.fields["apns_id"] == nil)
+
+            let delivered = Self.plaintexts(web.sandbox)
+            #expect(Set(delivered.keys) == Set(subscriptions[0...4].map(\.id)), "every live subscription, from tokens and the group")
+            #expect(delivered.values.allSatisfy { $0 == [#"{"title":"to browsers"}"#] }, "each once, decrypted as sent")
+            #expect(web.sandbox.received().filter { $0.status == 201 }.allSatisfy { $0.urgency == "high" && $0.topic == "news" })
+            let apns = fixture.sandbox.received().filter { $0.status == 200 }
+            #expect(apns.map(\.token).sorted() == iosTokens.sorted())
+        }
+    }
+
+    /// A job of one platform names a field of the other: rejected with the field named, not sent.
+    @Test func anotherPlatformsFieldIsRejected() async throws {
+        try await Self.withMixedFleet { fixture, web in
+            let subscription = try #require(try web.sandbox.subscribe(count: 1).first)
+            try await fixture.publish(#"{"id":"web-bad","app":"web","tokens":["\#(subscription.compact)"],"push_type":"alert","payload":{"title":"x"}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
+            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            #expect(rejected.string("field") == "push_type")
+            #expect(rejected.string("error")?.contains("apns") == true)
+            #expect(web.sandbox.received().isEmpty)
+        }
+    }
+
+    /// The push service throttles a subscription once (429 with Retry-After): the device goes to
+    /// a delay queue and its retry is delivered; nothing is lost or sent twice.
+    @Test func aThrottledSubscriptionIsRetriedAndDelivered() async throws {
+        try await Self.withMixedFleet(retryDelays: [.milliseconds(300), .seconds(1)]) { fixture, web in
+            let subscriptions = try web.sandbox.subscribe(count: 2)
+            web.sandbox.setRules([WebPushSandboxRule(idPrefix: subscriptions[0].id, status: 429, reason: "QuotaExceeded", retryAfterSeconds: 1, times: 1)])
+            try await fixture.publish(#"{"id":"web-q","app":"web","tokens":["\#(subscriptions[0].compact)","\#(subscriptions[1].compact)"],"payload":{"n":1}}"#)
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" }.count >= 2
+            }
+            let rounds = events.filter { $0.routingKey == "job.completed" }.sorted { ($0.int("attempt") ?? 0) < ($1.int("attempt") ?? 0) }
+            #expect(rounds.first?.int("sent") == 1 && rounds.first?.int("retried") == 1)
+            #expect(rounds.last?.int("attempt") == 2 && rounds.last?.int("sent") == 1)
+            let delivered = Self.plaintexts(web.sandbox)
+            #expect(delivered[subscriptions[0].id]?.count == 1 && delivered[subscriptions[1].id]?.count == 1)
+            #expect(web.sandbox.received().filter { $0.status == 429 }.count == 1)
+            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+        }
+    }
+
+    /// The Web Push app's VAPID key is revoked: that app pauses (its jobs wait, none is failed or
+    /// dead-lettered) while the APNs app's jobs flow; once the key is accepted again every held
+    /// message is delivered once.
+    @Test func aRevokedVAPIDKeyPausesOnlyItsApp() async throws {
+        try await Self.withMixedFleet(credentialsRetryInterval: .milliseconds(500)) { fixture, web in
+            let subscriptions = try web.sandbox.subscribe(count: 20)
+            web.sandbox.revoke(vapidPublicKey: web.key.publicKey)
+            let iosTokens = (0..<20).map { PipelineFixture.token(82_000 + $0) }
+            for index in 0..<20 {
+                try await fixture.publish(#"{"id":"web-\#(index)","app":"web","tokens":["\#(subscriptions[index].compact)"],"payload":{"n":\#(index)}}"#)
+                try await fixture.publish(#"{"id":"ios-\#(index)","app":"default","tokens":["\#(iosTokens[index])"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            try await waitUntil("every APNs job is delivered while the Web Push app is held", timeout: .seconds(60)) {
+                Set(fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)).count == 20
+            }
+            #expect(web.sandbox.received().allSatisfy { $0.status == 403 }, "nothing of the web app got through")
+            let worker = try #require(fixture.worker)
+            #expect(worker.status.snapshot.credentialProblems["web"] != nil)
+            #expect(worker.status.snapshot.credentialProblems["default"] == nil)
+
+            web.sandbox.reinstate(vapidPublicKey: web.key.publicKey)
+            try await waitUntil("every held Web Push job is delivered", timeout: .seconds(90)) {
+                Self.plaintexts(web.sandbox).count == 20
+            }
+            #expect(Self.plaintexts(web.sandbox).values.allSatisfy { $0.count == 1 }, "each once")
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" && $0.string("app") == "web" }.count >= 20
+            }
+            #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
+        }
+    }
+}
