@@ -115,7 +115,7 @@ let package = Package(
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "Redis", "AMQP", "PushCore", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "Redis", "AMQP", "PushCore", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The end-to-end demo on local defaults: installs what is missing, builds, starts RabbitMQ and
-# Redis (loopback), the APNs sandbox and one worker, publishes example jobs from Python, the shell
-# and the CLI, and shows the notifications arriving at the sandbox and the events coming back.
+# Redis (loopback), the APNs sandbox, its Web Push service and one worker serving an APNs app and a
+# Web Push app, publishes example jobs from Python, the shell and the CLI, and shows the
+# notifications arriving at the sandboxes (Web Push messages decrypted) and the events coming back.
 # Everything it started is stopped at the end (RabbitMQ/Redis only if it started them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +25,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== starting the APNs sandbox on 127.0.0.1:2197 (it prints each notification it accepts)"
-"$bin" sandbox --port 2197 --state-directory "$state/sandbox" --log-notifications \
+echo "== starting the APNs sandbox on 127.0.0.1:2197 and its Web Push service on 127.0.0.1:8443 (each prints what it accepts)"
+"$bin" sandbox --port 2197 --webpush-port 8443 --state-directory "$state/sandbox" --log-notifications \
   --rule '{"token":"'"$(printf 'dead%.0s' {1..16})"'","status":410,"reason":"Unregistered"}' \
   --rule '{"tokenPrefix":"5035","status":503,"reason":"ServiceUnavailable","times":1}' &
 pids+=($!)
-for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && port_open 8443 && break; sleep 0.1; done
+
+echo "== a VAPID key pair for the Web Push app (pushworker webpush keys): browsers subscribe with the public key"
+eval "$("$bin" webpush keys --shell)"
+export VAPID_PRIVATE_KEY   # the file names the variable, never the key
 
 echo "== the worker's configuration file ($state/pushworker.yaml; examples/pushworker.yaml shows every key)"
 # The sandbox made its CA and token key at start: the file names them.
@@ -50,6 +55,13 @@ apps:
       key_file: $state/sandbox/token-key.p8
       key_id: SANDBOXKEY
       team_id: SANDBOXTM1
+  - name: web
+    platform: webpush                    # each subscription's endpoint names its push service
+    ca_file: $state/sandbox/ca.pem       # the sandbox's push service
+    vapid:
+      private_key: {env: VAPID_PRIVATE_KEY}
+      public_key: $VAPID_PUBLIC_KEY
+      subject: mailto:demo@example.com
 YAML
 "$bin" config check "$state/pushworker.yaml"
 
@@ -68,14 +80,27 @@ dead=$(printf 'dead%.0s' {1..16})
 flaky=5035$(printf 'ab%.0s' {1..30})
 echo "== a group of three devices in Redis"
 "$bin" groups add default news "$good" "$(printf 'a1%.0s' {1..32})" "$(printf 'b2%.0s' {1..32})"
+echo "== three browser subscriptions, made by the Web Push sandbox as pushManager.subscribe() would; the third unsubscribes"
+subscriptions=$(curl -sS --cacert "$state/sandbox/ca.pem" -X POST https://127.0.0.1:8443/_sandbox/webpush/subscriptions \
+  -d '{"count":3,"applicationServerKey":"'"$VAPID_PUBLIC_KEY"'"}')
+# The compact form <endpoint>#p256dh=…&auth=… is one string: for tokens, groups and command lines.
+mapfile -t browser < <(/usr/bin/python3 -c 'import json, sys
+for s in json.load(sys.stdin): print(s["endpoint"] + "#p256dh=" + s["keys"]["p256dh"] + "&auth=" + s["keys"]["auth"])' <<<"$subscriptions")
+gone_id=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)[2]["id"])' <<<"$subscriptions")
+curl -sS --cacert "$state/sandbox/ca.pem" -X DELETE "https://127.0.0.1:8443/_sandbox/webpush/subscriptions/$gone_id" >/dev/null
+"$bin" groups add web readers --platform webpush "${browser[1]}"
 echo "== publishing jobs"
 /usr/bin/python3 examples/python/publish_job.py "$good" "$dead" --group news --alert "Hello from Python"
 examples/shell/publish_job.sh "$flaky" "Hello from the shell (first attempt gets 503, the retry succeeds)"
 "$bin" send --token "$good" --alert "Hello from pushworker send" --priority 5
 amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json -b '{"tokens":["not-a-token"],"payload":{}}'
+# The same job shape for the Web Push app: its devices are subscriptions, its payload what the browser's service worker gets.
+amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json \
+  -b '{"app":"web","tokens":["'"${browser[0]}"'","'"${browser[2]}"'"],"groups":["readers"],"priority":10,"collapse_id":"greeting","payload":{"title":"Hello from Web Push","body":"encrypted for each browser"}}'
 
 sleep 8
 # The subscriber stops by itself (--seconds); if it failed, the application's side of the demo is broken.
 if ! wait "$subscriber"; then echo "ops/demo: the event subscriber failed (see above)" >&2; exit 1; fi
-echo "== done: the sandbox lines above are the notifications APNs would have delivered; the"
+echo "== done: the sandbox lines above are the notifications APNs would have delivered and the Web Push"
+echo "   messages as the browsers decrypted them (the unsubscribed one is a token.invalid event); the"
 echo "   subscriber lines are the events your application receives. A rejected job is in push.jobs.dead."

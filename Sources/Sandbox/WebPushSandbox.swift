@@ -22,6 +22,8 @@ public final class WebPushSandbox: Sendable {
     private let host: String
     private let port: Int
     private let maxTTL: Int
+    private let logsMessages: Bool
+    private let offersHTTP2: Bool
     private let logger: Logger
     private let subscriptions = WebPushSandboxSubscriptions()
     private let state: WebPushSandboxState
@@ -31,11 +33,14 @@ public final class WebPushSandbox: Sendable {
     ///   - stateDirectory: where the CA and server certificate are (made if missing), shared with an
     ///     APNs sandbox in the same directory.
     ///   - maxTTL: the longest TTL kept; a longer one is shortened and the kept one echoed.
+    ///   - offersHTTP2: false plays a push service that speaks only HTTP/1.1.
     public init(host: String = "127.0.0.1", port: Int = 0, stateDirectory: String, maxTTL: Int = 30 * 86_400,
-                recordLimit: Int = 1_000_000, logger: Logger) {
+                recordLimit: Int = 1_000_000, logsMessages: Bool = false, offersHTTP2: Bool = true, logger: Logger) {
         self.host = host
         self.port = port
         self.maxTTL = maxTTL
+        self.logsMessages = logsMessages
+        self.offersHTTP2 = offersHTTP2
         self.logger = logger
         self.state = WebPushSandboxState(recordLimit: recordLimit)
         self.stateDirectory = stateDirectory
@@ -47,11 +52,12 @@ public final class WebPushSandbox: Sendable {
         guard running.withLockedValue({ $0 == nil }) else { throw SandboxError(message: "already started") }
         try await material.createMissing(in: stateDirectory, logger: logger)
         let tls = try SandboxTLS.makeContext(certificateFile: material.serverCertificateFile, privateKeyFile: material.serverPrivateKeyFile,
-                                             clientCAFile: material.caCertificateFile, protocols: ["h2", "http/1.1"])
+                                             clientCAFile: material.caCertificateFile,
+                                             protocols: offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"])
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The origin is known once bound; connections are accepted only after, so they read it then.
         let origin = NIOLockedValueBox("")
-        let subscriptions = subscriptions, state = state, maxTTL = maxTTL
+        let subscriptions = subscriptions, state = state, maxTTL = maxTTL, logsMessages = logsMessages
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
@@ -60,7 +66,7 @@ public final class WebPushSandbox: Sendable {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state,
-                                                          origin: origin.withLockedValue { $0 }, maxTTL: maxTTL)
+                                                          origin: origin.withLockedValue { $0 }, maxTTL: maxTTL, logsMessages: logsMessages)
                     return Self.configure(channel, tls: tls, exchange: exchange)
                 }
                 .bind(host: host, port: port)

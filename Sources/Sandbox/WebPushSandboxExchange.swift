@@ -35,6 +35,8 @@ struct WebPushSandboxExchange: Sendable {
     /// `https://127.0.0.1:<port>`: the VAPID audience, and the endpoints' prefix.
     let origin: String
     let maxTTL: Int
+    /// Print one line per answered message (for the demo and CI logs).
+    var logsMessages = false
 
     static let controlPrefix = "/_sandbox/webpush/"
     static let maxBody = 4096
@@ -47,7 +49,9 @@ struct WebPushSandboxExchange: Sendable {
         let id = String(request.path.dropFirst("/wp/".count).prefix { $0 != "?" })
         var record = Record(id: id, request: request)
         let answer = push(request, id: id, now: now, record: &record)
-        state.record(record.received(status: answer.status, reason: answer.status == 201 ? nil : Self.reason(in: answer.body)))
+        let received = record.received(status: answer.status, reason: answer.status == 201 ? nil : Self.reason(in: answer.body))
+        state.record(received)
+        if logsMessages { Self.log(received) }
         return answer
     }
 
@@ -170,6 +174,13 @@ struct WebPushSandboxExchange: Sendable {
         default:
             return WebPushSandboxAnswer(status: 404, body: "{\"error\":\"no such control endpoint\"}")
         }
+    }
+
+    private static func log(_ item: ReceivedWebPush) {
+        let text = String(decoding: item.plaintext.prefix(80), as: UTF8.self)
+        let line = "webpush sandbox: \(item.status) \(item.subscriptionID) ttl=\(item.ttl.map(String.init) ?? "-") urgency=\(item.urgency ?? "-") topic=\(item.topic ?? "-") \(item.status == 201 ? "message=\(text)" : "reason=\(item.reason ?? "-")")\n"
+        // Unbuffered, so a demo or a CI log shows each message as it arrives.
+        FileHandle.standardOutput.write(Data(line.utf8))
     }
 
     static func line(_ item: ReceivedWebPush) -> String {

@@ -62,7 +62,7 @@ public final class WebPushClient: PushTransport {
                 completion(WebPushAnswer.result(status: response.status, headers: response.headers, body: response.body,
                                                 vapid: hint, now: UnixTime.now().seconds))
             case let .failure(error):
-                completion(PushResult(transportError: error))
+                completion(Self.result(transportError: error, origin: origin))
             }
         }
     }
@@ -79,6 +79,28 @@ public final class WebPushClient: PushTransport {
             return PushResult(status: 0, reason: "VAPIDSigningFailed",
                               outcome: .credentialsProblem(reason: "cannot sign the VAPID token (\(error.message)): check \(hint)"))
         }
+    }
+
+    /// No answer from one push service. Unlike APNs, Web Push has no one service whose outage all
+    /// devices wait out: each subscription names its own, and one that is gone for good must not
+    /// hold its devices forever. So the device's own attempts count (retried along the ladder,
+    /// then delivery.failed), and nothing pauses the app. A service that does not speak HTTP/2
+    /// fails its devices at once: the worker sends over HTTP/2 only.
+    static func result(transportError error: HTTP2Error, origin: WebPushEndpointOrigin) -> PushResult {
+        var result = PushResult(transportError: error)
+        if error.code == .tlsFailed, error.message.contains("ALPN") {
+            let reason = "HTTP2NotOffered: the push service \(origin) does not offer HTTP/2 (ALPN h2); Pushworker sends Web Push over HTTP/2 only"
+            result.reason = "HTTP2NotOffered"
+            result.outcome = .permanentFailure(reason: reason)
+            return result
+        }
+        switch result.outcome {
+        case let .unavailable(reason), let .credentialsProblem(reason):
+            result.outcome = .retryable(reason: "\(origin): \(reason)")
+        default:
+            break
+        }
+        return result
     }
 
     /// Web Push has no credentials that expire in use: the VAPID tokens are renewed before they

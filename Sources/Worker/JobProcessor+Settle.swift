@@ -32,7 +32,7 @@ extension JobProcessor {
             gate.credentialsFailed(app: job.app, reason: reason)
         }
         if let reason = settlement.unavailableReason {
-            log.logger.warning("APNs unreachable; the devices wait in the job queue without using an attempt", metadata: [
+            log.logger.warning("the platform is unreachable; the devices wait in the job queue without using an attempt", metadata: [
                 LogKeys.devices: "\(settlement.heldTokens.count)", LogKeys.error: "\(reason)",
             ])
             gate.pause(.apnsUnavailable(app: job.app), resumeAfter: Self.apnsUnavailablePause)

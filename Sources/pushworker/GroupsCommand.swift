@@ -1,7 +1,9 @@
 import ArgumentParser
 import Logging
+import APNsCore
 import PushCore
 import Redis
+import WebPushCore
 
 struct GroupsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,6 +17,8 @@ struct GroupsCommand: AsyncParsableCommand {
         var groupKeyPrefix: String = Env["group-key-prefix"] ?? "group:"
         @Argument(help: "The app (the job's \"app\").") var app: String
         @Argument(help: "The group name.") var group: String
+        @Option(help: "The app's platform, which says what a device is: apns (a hex token) or webpush (a subscription's JSON or compact form <endpoint>#p256dh=…&auth=…).")
+        var platform: String = "apns"
 
         var key: String { "\(groupKeyPrefix)\(app):\(group)" }
 
@@ -26,10 +30,10 @@ struct GroupsCommand: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add device tokens to a group.")
         @OptionGroup var target: Target
-        @Argument(help: "Device tokens (hex, or 44-character Base64), stored as given: events name them that way.") var tokens: [String]
+        @Argument(help: "Devices (APNs: hex or 44-character Base64 tokens; Web Push: subscriptions), stored as given: events name them that way.") var tokens: [String]
 
         func run() async throws {
-            let valid = try GroupsCommand.validate(tokens).map(\.given)
+            let valid = try GroupsCommand.validate(tokens, platform: target.platform).map(\.given)
             let added = try await target.client().setAdd(key: target.key, members: valid)
             print("\(added) added, \(valid.count - added) already in \(target.key)")
         }
@@ -38,11 +42,14 @@ struct GroupsCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove device tokens from a group.")
         @OptionGroup var target: Target
-        @Argument(help: "Device tokens (hex, or 44-character Base64); the lowercase hex spelling is removed too.") var tokens: [String]
+        @Argument(help: "Devices as added (APNs: the lowercase hex spelling is removed too).") var tokens: [String]
 
         func run() async throws {
             var seen = Set<String>()
-            let spellings = try GroupsCommand.validate(tokens).flatMap { [$0.given, $0.identity] }.filter { seen.insert($0).inserted }
+            let devices = try GroupsCommand.validate(tokens, platform: target.platform)
+            // An APNs token's identity is another spelling of it; a subscription's is its endpoint, no member.
+            let spellings = devices.flatMap { target.platform == "apns" ? [$0.given, $0.identity] : [$0.given] }
+                .filter { seen.insert($0).inserted }
             let removed = try await target.client().setRemove(key: target.key, members: spellings)
             print("\(removed) removed from \(target.key)")
         }
@@ -64,11 +71,17 @@ struct GroupsCommand: AsyncParsableCommand {
         }
     }
 
-    static func validate(_ tokens: [String]) throws -> [DeviceToken] {
-        guard !tokens.isEmpty else { throw ValidationError("give at least one device token") }
+    static func validate(_ tokens: [String], platform: String) throws -> [DeviceToken] {
+        let rules: any PlatformJobRules
+        switch platform {
+        case "apns": rules = APNsJobRules()
+        case "webpush": rules = WebPushJobRules()
+        default: throw ValidationError("--platform must be apns or webpush, got \"\(platform)\"")
+        }
+        guard !tokens.isEmpty else { throw ValidationError("give at least one device") }
         return try tokens.enumerated().map { index, text in
-            do { return try DeviceToken(validating: text) } catch {
-                throw ValidationError("token \(index + 1): \(error)")
+            do { return try rules.device(from: .string(text)) } catch {
+                throw ValidationError("device \(index + 1): \(error)")
             }
         }
     }

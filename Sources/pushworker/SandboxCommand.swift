@@ -81,7 +81,8 @@ struct SandboxCommand: AsyncParsableCommand {
             """.utf8))
         var webPush: WebPushSandbox?
         if let webpushPort = webpushPort ?? Env["sandbox-webpush-port"].flatMap({ Int($0) }) {
-            let service = WebPushSandbox(host: host, port: webpushPort, stateDirectory: stateDirectory, logger: logger)
+            let service = WebPushSandbox(host: host, port: webpushPort, stateDirectory: stateDirectory,
+                                         logsMessages: logNotifications, logger: logger)
             let bound = try await service.start()
             webPush = service
             FileHandle.standardOutput.write(Data("""

@@ -162,6 +162,31 @@ import WebPushCore
         await fixture.close()
     }
 
+    /// A push service that speaks only HTTP/1.1 fails its devices at once, saying why; one that
+    /// cannot be reached uses up the device's attempts: neither pauses the app.
+    @Test func aServiceWithoutHTTP2OrUnreachableIsItsDevicesFailureNotTheApps() async throws {
+        let fixture = try await Fixture()
+        let oldService = WebPushSandbox(stateDirectory: fixture.directory, offersHTTP2: false, logger: Logger(label: "test"))
+        _ = try await oldService.start()
+        let subscription = try #require(try oldService.subscribe(count: 1).first)
+        let refused = await fixture.send(fixture.job("{}"), to: subscription)
+        #expect(refused.reason == "HTTP2NotOffered")
+        guard case let .permanentFailure(reason) = refused.outcome else {
+            Issue.record("expected a permanent failure, got \(refused.outcome)")
+            return
+        }
+        #expect(reason.contains("HTTP/2"))
+        let port = Int(subscription.endpoint.split(separator: ":")[2].prefix { $0.isNumber }) ?? 0
+        await oldService.stop()
+        let unreachable = await fixture.send(fixture.job("{}"), to: subscription)
+        guard case let .retryable(why) = unreachable.outcome else {
+            Issue.record("expected a retry using an attempt, got \(unreachable.outcome)")
+            return
+        }
+        #expect(why.contains("127.0.0.1:\(port)"), "the reason names the push service")
+        await fixture.close()
+    }
+
     /// pywebpush, the Python sender most Web Push servers use, sends to the sandbox over HTTP/1.1
     /// and the sandbox decrypts it: the sandbox is a push service that code not ours agrees with.
     @Test func pywebpushSendsToTheSandbox() async throws {
