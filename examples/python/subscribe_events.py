@@ -28,7 +28,10 @@ for method, properties, body in channel.consume(args.queue, inactivity_timeout=1
     if method is not None:
         event = json.loads(body)
         if method.routing_key == "token.invalid":
-            print(f"delete token {event['token'][:8]}… ({event['reason']}, invalid since {event.get('timestamp')})")
+            # A Web Push subscription is named by its endpoint, an APNs token by its first hex digits.
+            device = event['token'].split('#')[0] if event['token'].startswith('https://') else event['token'][:8] + '…'
+            since = f", invalid since {event['timestamp']}" if event.get('timestamp') else ""
+            print(f"delete device {device} ({event['reason']}{since})")
         elif method.routing_key == "delivery.failed":
             print(f"could not deliver to {event['token'][:8]}…: {event['status']} {event['reason']} after {event['attempts']} attempts")
         elif method.routing_key == "job.rejected":
