@@ -71,7 +71,7 @@ struct WebPushSandboxExchange: Sendable {
         func received(status: Int, reason: String?) -> ReceivedWebPush {
             ReceivedWebPush(subscriptionID: id, status: status, reason: reason, plaintext: plaintext, ttl: ttl,
                             urgency: request.headers["urgency"], topic: request.headers["topic"], subject: subject,
-                            vapidKey: vapidKey, httpVersion: request.httpVersion)
+                            vapidKey: vapidKey, httpVersion: request.httpVersion, receivedAtMilliseconds: UnixTime.now().milliseconds)
         }
     }
 
@@ -190,6 +190,7 @@ struct WebPushSandboxExchange: Sendable {
             "\"plaintext\":\(quoted(text))", "\"ttl\":\(item.ttl.map(String.init) ?? "null")",
             "\"urgency\":\(item.urgency.map(quoted) ?? "null")", "\"topic\":\(item.topic.map(quoted) ?? "null")",
             "\"subject\":\(item.subject.map(quoted) ?? "null")", "\"http\":\(quoted(item.httpVersion))",
+            "\"at_ms\":\(item.receivedAtMilliseconds)",
         ]
         return "{" + fields.joined(separator: ",") + "}\n"
     }

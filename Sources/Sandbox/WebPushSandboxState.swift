@@ -34,6 +34,8 @@ public struct ReceivedWebPush: Sendable, Hashable {
     public let vapidKey: String?
     /// HTTP/2 or HTTP/1.1: how the sender came.
     public let httpVersion: String
+    /// When it was answered, by the wall clock (ms since 1970).
+    public let receivedAtMilliseconds: Int64
 }
 
 /// Records, rules and refused VAPID keys, shared by every connection.

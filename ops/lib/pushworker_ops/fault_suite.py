@@ -57,22 +57,25 @@ QUICK_RUN = Limits(request_timeout=10, duplicate_tolerance=1.5, resume_limit=15.
 class Worker:
     count = 0
 
-    def __init__(self, suite, fault, shutdown_timeout=SHUTDOWN_TIMEOUT, prefetch=PREFETCH, request_timeout=None):
+    def __init__(self, suite, fault, shutdown_timeout=SHUTDOWN_TIMEOUT, prefetch=PREFETCH, request_timeout=None, config=None, env=None):
+        """config: a configuration file whose apps it serves (instead of the sandbox's APNs app from
+        flags); env: variables it needs besides the clean environment (a VAPID key)."""
         Worker.count += 1
         self.suite, self.fault = suite, fault
         self.name = f"{fault.name}-w{Worker.count}"
         self.expected_exit = False
         self.exit_seconds = None
         sandbox = suite.sandbox
+        apps = ["--config", str(config)] if config else [
+            "--apns-url", f"https://127.0.0.1:{sandbox.port}", "--apns-ca-file", sandbox.ca,
+            "--apns-key-file", sandbox.key, "--apns-key-id", "SANDBOXKEY", "--apns-team-id", "SANDBOXTM1",
+            "--apns-topic", "com.example.app", "--apns-request-timeout", str(request_timeout or suite.limits.request_timeout)]
         args = [suite.binary, "run", "--amqp-url", amqp_url(AMQP_PORT), "--redis-url", f"redis://127.0.0.1:{REDIS_PORT}/0",
-                "--apns-url", f"https://127.0.0.1:{sandbox.port}", "--apns-ca-file", sandbox.ca,
-                "--apns-key-file", sandbox.key, "--apns-key-id", "SANDBOXKEY", "--apns-team-id", "SANDBOXTM1",
-                "--apns-topic", "com.example.app", "--retry-delays", RETRY_DELAYS,
-                "--apns-request-timeout", str(request_timeout or suite.limits.request_timeout), "--chunk-size", str(CHUNK),
+                *apps, "--retry-delays", RETRY_DELAYS, "--chunk-size", str(CHUNK),
                 "--prefetch", str(prefetch), "--shutdown-timeout", str(shutdown_timeout),
                 "--job-queue", fault.job_queue, "--results-exchange", fault.exchange, "--log-level", "info"]
         self.log_path = suite.run_dir / f"{self.name}.log"
-        self.process = spawn(self.name, args, self.log_path, env=clean_env(), new_session=False)
+        self.process = spawn(self.name, args, self.log_path, env={**clean_env(), **(env or {})}, new_session=False)
         self.started = time.time()
         fault.workers.append(self)
         debug(f"started {self.name} (pid {self.process.pid})")

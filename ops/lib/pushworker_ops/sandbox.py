@@ -8,7 +8,8 @@ from pathlib import Path
 from .errors import OpsError
 from .processes import log_tail, spawn, stop
 
-LISTENING = re.compile(rb"listening on https://\S+:(\d+)")
+LISTENING = re.compile(rb"APNs sandbox listening on https://\S+:(\d+)")
+WEBPUSH_LISTENING = re.compile(rb"Web Push sandbox listening on https://\S+:(\d+)")
 
 
 class Sandbox:
@@ -19,6 +20,7 @@ class Sandbox:
         self.env, self.new_session, self.latency_ms, self.name = env, new_session, latency_ms, name
         self.process = None
         self.port = None
+        self.webpush_port = None
 
     def start(self, same_port=False, timeout=120, rules=(), go_away_every=None):
         """Starts it on a free port, or with same_port on the one it had (a restart: the workers
@@ -26,6 +28,7 @@ class Sandbox:
         given on its command line, so they hold from its first request: a worker that reconnects
         the moment the port opens must not meet a sandbox that accepts every token."""
         port = self.port if same_port and self.port else 0
+        webpush_port = self.webpush_port if same_port and self.webpush_port else 0
         self.port = None
         logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
         options = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
@@ -33,6 +36,8 @@ class Sandbox:
             options += ["--rule", json.dumps(rule)]
         if go_away_every is not None:
             options += ["--go-away-every", str(go_away_every)]
+        # Its Web Push service too, on a port of its own (ops/faults' webpush-429).
+        options += ["--webpush-port", str(webpush_port)]
         self.process = spawn(self.name, [self.binary, "sandbox", "--port", str(port), "--state-directory", str(self.state),
                                          *options, "--log-level", "warning"],
                              self.log_path, env=self.env, new_session=self.new_session)
@@ -40,9 +45,11 @@ class Sandbox:
         while True:
             with open(self.log_path, "rb") as log:
                 log.seek(logged_before)
-                match = LISTENING.search(log.read())
-            if match:
+                text = log.read()
+            match, webpush = LISTENING.search(text), WEBPUSH_LISTENING.search(text)
+            if match and webpush:
                 self.port = int(match.group(1))
+                self.webpush_port = int(webpush.group(1))
                 break
             if self.process.poll() is not None or time.monotonic() > deadline:
                 if port:
@@ -52,6 +59,7 @@ class Sandbox:
                 raise OpsError(f"the sandbox {ended}; see {self.log_path}:\n{log_tail(self.log_path)}")
             time.sleep(0.1)
         self.url = f"https://127.0.0.1:{self.port}"
+        self.webpush_url = f"https://127.0.0.1:{self.webpush_port}"
         self.ca = str(self.state / "ca.pem")
         self.key = str(self.state / "token-key.p8")
 
@@ -73,6 +81,19 @@ class Sandbox:
                 return out.stdout.decode()
             time.sleep(0.3)
         raise OpsError(f"sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
+
+    def webpush_control(self, method, path, body=None):
+        """A request to the Web Push service's /_sandbox/webpush/<path>; the answer's text."""
+        out = subprocess.run(
+            ["curl", "-sS", "--max-time", "30", "--cacert", self.ca, "-X", method, f"{self.webpush_url}/_sandbox/webpush/{path}"]
+            + (["--data-binary", "@-"] if body is not None else []),
+            input=(json.dumps(body).encode() if body is not None else None), capture_output=True)
+        if out.returncode != 0:
+            raise OpsError(f"web push sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
+        return out.stdout.decode()
+
+    def webpush_received(self):
+        return [json.loads(line) for line in self.webpush_control("GET", "received").splitlines() if line.strip()]
 
     def stats(self):
         return json.loads(self.control("GET", "stats"))
