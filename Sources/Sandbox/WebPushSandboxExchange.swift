@@ -25,6 +25,7 @@ struct WebPushSandboxAnswer: Sendable {
 /// Control (loopback, unauthenticated, not recorded), under /_sandbox/webpush/:
 ///   POST   subscriptions          {"count":N,"applicationServerKey":"<base64url>"} → the new subscriptions
 ///   DELETE subscriptions/<id>     the browser unsubscribed: 410 from now on
+///   GET    stats                  {"requests":N,"accepted":N}
 ///   GET    received               every answered message as JSON lines (plaintext as text)
 ///   PUT    rules                  [{"idPrefix","status","reason","retryAfterSeconds","times"}]
 ///   POST   revoke                 {"publicKey":"<base64url>"}: that VAPID key is refused (403)
@@ -153,6 +154,9 @@ struct WebPushSandboxExchange: Sendable {
         case ("DELETE", _) where route.hasPrefix("subscriptions/"):
             subscriptions.unsubscribe(String(route.dropFirst("subscriptions/".count)))
             return WebPushSandboxAnswer(status: 200, body: "{}")
+        case ("GET", "stats"):
+            let counts = state.counts
+            return WebPushSandboxAnswer(status: 200, body: "{\"requests\":\(counts.requests),\"accepted\":\(counts.accepted)}")
         case ("GET", "received"):
             return WebPushSandboxAnswer(status: 200, body: state.received.map(Self.line).joined())
         case ("PUT", "rules"):

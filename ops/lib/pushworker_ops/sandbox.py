@@ -92,6 +92,9 @@ class Sandbox:
             raise OpsError(f"web push sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
         return out.stdout.decode()
 
+    def webpush_stats(self):
+        return json.loads(self.webpush_control("GET", "stats"))
+
     def webpush_received(self):
         return [json.loads(line) for line in self.webpush_control("GET", "received").splitlines() if line.strip()]
 
