@@ -45,6 +45,9 @@ let package = Package(
         .target(name: "APNsCore", dependencies: ["PushCore"], swiftSettings: strict),
         // Web Push's vocabulary, pure Swift: a browser's subscription and its compact form.
         .target(name: "WebPushCore", dependencies: ["PushCore"], swiftSettings: strict),
+        // FCM HTTP v1's vocabulary, pure Swift: a job's FCM fields and their rules, the message body,
+        // and what each answer means.
+        .target(name: "FCMCore", dependencies: ["PushCore"], swiftSettings: strict),
         // The thread that owns a C connection, and the eventfd that wakes it: used by AMQP and HTTP2.
         .target(name: "OwnerThread", dependencies: ["CSystemShim"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -133,6 +136,7 @@ let package = Package(
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore", "WebPushCore"], swiftSettings: strict),
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
