@@ -79,6 +79,13 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // FCM HTTP v1: the service account's OAuth token (RS256 over OpenSSL 3 in one wrapper file)
+        // and the client over `HTTP2` (a `PushTransport`).
+        .target(name: "FCM", dependencies: [
+            "FCMCore", "HTTP2", "PushCore", "PushTransport", "COpenSSL",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "APNsCore", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -152,6 +159,12 @@ let package = Package(
             "WebPush", "WebPushCore", "Sandbox", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
+        .testTarget(name: "FCMTests", dependencies: [
+            "FCM", "FCMCore", "PushCore", "PushTransport", "HTTP2",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [

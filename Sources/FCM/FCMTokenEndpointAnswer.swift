@@ -1,0 +1,52 @@
+import PushCore
+
+/// What the OAuth token endpoint's answer means (RFC 6749 §5.1 and §5.2; Google's endpoint sends
+/// `{"access_token","expires_in","token_type"}`, or `{"error","error_description"}`).
+enum FCMTokenEndpointAnswer: Equatable {
+    case token(accessToken: String, lifetime: Duration)
+    case failure(FCMAccessTokenError)
+
+    /// Google's tokens last an hour; an answer without `expires_in` is taken to last that long.
+    static let defaultLifetime: Duration = .seconds(3600)
+
+    init(status: Int, body: [UInt8], clientEmail: String, endpoint: String) {
+        let object: [String: JSONValue]? = if case let .object(members)? = try? JSONValue.parse(body) { members } else { nil }
+        if status == 200 {
+            guard case let .string(token)? = object?["access_token"], !token.isEmpty,
+                  token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                self = .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint \(endpoint) answered 200 without a usable access_token"))
+                return
+            }
+            let seconds = object?["expires_in"]?.exactInteger ?? Int(Self.defaultLifetime.components.seconds)
+            self = .token(accessToken: token, lifetime: .seconds(max(0, seconds)))
+            return
+        }
+        var said = ""
+        if case let .string(error)? = object?["error"] { said = " \(error.prefix(80))" }
+        if case let .string(description)? = object?["error_description"] { said += ": \(description.prefix(200))" }
+        switch status {
+        case 400, 401, 403:
+            // invalid_grant (a deleted or revoked key, a clock far off), invalid_client, unauthorized_client:
+            // only new credentials help.
+            self = .failure(FCMAccessTokenError(kind: .refused,
+                "the token endpoint \(endpoint) refused the service account \(clientEmail) (HTTP \(status)\(said))"))
+        default:
+            self = .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint \(endpoint) answered HTTP \(status)\(said)"))
+        }
+    }
+}
+
+/// Why there is no access token: refused (the service account's key or rights: a person must act),
+/// or unavailable (the endpoint could not be reached or failed: try later).
+public struct FCMAccessTokenError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable { case refused, unavailable }
+    public let kind: Kind
+    public let message: String
+
+    public init(kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
