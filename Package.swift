@@ -96,6 +96,7 @@ let package = Package(
             .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
@@ -161,7 +162,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "FCMTests", dependencies: [
-            "FCM", "FCMCore", "PushCore", "PushTransport", "HTTP2",
+            "FCM", "FCMCore", "PushCore", "PushTransport", "HTTP2", "Sandbox",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),

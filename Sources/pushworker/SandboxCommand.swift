@@ -41,6 +41,9 @@ struct SandboxCommand: AsyncParsableCommand {
     @Flag(help: "Print one line per notification received (tokens shortened).") var logNotifications = false
     @Option(help: "Also run a Web Push service on this port (0 = any free port; default: none): it makes subscriptions, checks VAPID, decrypts and records every message; control under /_sandbox/webpush/. [env PUSHWORKER_SANDBOX_WEBPUSH_PORT]")
     var webpushPort: Int?
+    @Option(help: "Also run FCM HTTP v1 and its OAuth token endpoint on this port (0 = any free port; default: none): writes fcm-service-account.json (token_uri on this port) into --state-directory, checks bearer tokens and messages, records every message; control under /_sandbox/fcm/. [env PUSHWORKER_SANDBOX_FCM_PORT]")
+    var fcmPort: Int?
+    @Option(help: "The Firebase project ID the FCM service answers for.") var fcmProjectID: String = "pushworker-sandbox"
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @OptionGroup var logging: LoggingOptions
 
@@ -92,7 +95,8 @@ struct SandboxCommand: AsyncParsableCommand {
 
                 """.utf8))
         }
-        let service = SandboxService(sandbox: sandbox, webPush: webPush)
+        let fcm = try await startFCM(configuration, port: fcmPort ?? Env["sandbox-fcm-port"].flatMap({ Int($0) }), logger: logger)
+        let service = SandboxService(sandbox: sandbox, webPush: webPush, fcm: fcm)
         let group = ServiceGroup(configuration: .init(services: [.init(service: service)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         let statistics = sandbox.statistics()
@@ -112,10 +116,12 @@ struct SandboxCommand: AsyncParsableCommand {
 private struct SandboxService: Service {
     let sandbox: APNsSandbox
     let webPush: WebPushSandbox?
+    let fcm: FCMSandbox?
 
     func run() async throws {
         try? await gracefulShutdown()
         await sandbox.stop()
         await webPush?.stop()
+        await fcm?.stop()
     }
 }

@@ -1,0 +1,181 @@
+import FCM
+import FCMCore
+import Foundation
+import HTTP2
+import PushCore
+import PushTransport
+import Sandbox
+import Testing
+
+/// FCMClient against the sandbox's FCM mode, end to end: the OAuth grant, messages:send over HTTP/2,
+/// FCM's errors as the sandbox scripts them, and the access token's renewal.
+@Suite struct FCMClientSandboxTests {
+    @Test("a job is sent: the sandbox records the message as FCM would see it, and the name is the request id")
+    func sent() async throws {
+        try await withFCMSandbox { harness in
+            let client = try harness.makeClient()
+            let job = try fcmJob(fields: #""priority":10,"collapse_id":"score","expiration":"+600","#)
+            let first = await client.send(job, to: "device-0000000000000001")
+            let second = await client.send(job, to: "device-0000000000000002")
+            await client.shutdown()
+            #expect(first.outcome == .sent, "\(first)")
+            #expect(second.outcome == .sent, "\(second)")
+            #expect(first.requestID?.hasPrefix("projects/pushworker-sandbox/messages/") == true, "\(String(describing: first.requestID))")
+            #expect(first.requestID != second.requestID)
+            let received = harness.sandbox.received()
+            #expect(received.map(\.token) == ["device-0000000000000001", "device-0000000000000002"])
+            #expect(received.allSatisfy { $0.status == 200 && $0.priority == 10 && $0.collapseID == "score" && $0.topic == "pushworker-sandbox" })
+            #expect(received.allSatisfy { ($0.expiration ?? 0) > 590 && ($0.expiration ?? 0) <= 600 }, "ttl from the job's expiration")
+            let body = try #require(received.first.map { try JSONValue.parse($0.payload) })
+            guard case let .object(request) = body, case let .object(message)? = request["message"] else {
+                Issue.record("not a message: \(body)")
+                return
+            }
+            #expect(message["data"] == .object(["k": .string("v")]))
+            #expect(message["notification"] == .object(["title": .string("Hi"), "body": .string("there")]))
+            #expect(harness.sandbox.accessTokensIssued == 1, "one token shared by both requests")
+            #expect(received.first?.providerToken == received.last?.providerToken)
+        }
+    }
+
+    @Test("each scripted FCM error maps to its outcome and configuration fit")
+    func scriptedErrors() async throws {
+        try await withFCMSandbox({ $0.retryAfterSeconds = 90 }) { harness in
+            harness.sandbox.setRules([
+                SandboxRule(tokenPrefix: "gone-", status: 404, reason: "UNREGISTERED"),
+                SandboxRule(tokenPrefix: "other-", status: 403, reason: "SENDER_ID_MISMATCH"),
+                SandboxRule(tokenPrefix: "busy-", status: 429, reason: "QUOTA_EXCEEDED"),
+                SandboxRule(tokenPrefix: "down-", status: 503, reason: "UNAVAILABLE"),
+                SandboxRule(tokenPrefix: "oops-", status: 500, reason: "INTERNAL"),
+                SandboxRule(tokenPrefix: "bad-", status: 400, reason: "INVALID_ARGUMENT"),
+                SandboxRule(tokenPrefix: "apns-", status: 401, reason: "THIRD_PARTY_AUTH_ERROR"),
+            ])
+            let client = try harness.makeClient()
+            let job = try fcmJob()
+            func send(_ token: String) async -> PushResult { await client.send(job, to: token) }
+
+            let gone = await send("gone-000000000000001")
+            #expect(gone.status == 404)
+            #expect(gone.outcome == .tokenInvalid(reason: "UNREGISTERED: Requested entity was not found."))
+            #expect(client.configurationFit(of: gone, job: job) == .fits)
+
+            let other = await send("other-00000000000001")
+            #expect(other.outcome == .tokenInvalid(reason: "SENDER_ID_MISMATCH: SenderId mismatch"))
+            #expect(client.configurationFit(of: other, job: job)
+                == .mismatch(suspect: "wrong Firebase project? FCM answered SENDER_ID_MISMATCH", check: "the service account's project_id"))
+
+            let busy = await send("busy-000000000000001")
+            #expect(busy.status == 429)
+            #expect(busy.reason == "QUOTA_EXCEEDED")
+            #expect(busy.retryAfter == .seconds(90))
+            if case .retryable = busy.outcome {} else { Issue.record("429 is retried: \(busy.outcome)") }
+            #expect(client.counters.projectQuotaExceeded == 1)
+            #expect(client.counters.throttleWindow != nil, "a project 429 throttles the client")
+
+            let down = await send("down-000000000000001")
+            #expect(down.retryAfter == .seconds(90))
+            #expect(down.outcome == .retryable(reason: "UNAVAILABLE: The service is currently unavailable."))
+
+            let oops = await send("oops-000000000000001")
+            #expect(oops.outcome == .retryable(reason: "INTERNAL: Internal error encountered."))
+            #expect(oops.retryAfter == nil)
+
+            let bad = await send("bad-0000000000000001")
+            #expect(bad.outcome == .tokenInvalid(reason: "INVALID_ARGUMENT: The registration token is not a valid FCM registration token"))
+
+            let apns = await send("apns-000000000000001")
+            if case .credentialsProblem = apns.outcome {} else { Issue.record("THIRD_PARTY_AUTH_ERROR is the project's credentials: \(apns.outcome)") }
+            if case .misconfigured = client.configurationFit(of: apns, job: job) {} else { Issue.record("THIRD_PARTY_AUTH_ERROR is misconfigured") }
+
+            #expect(client.counters.clientErrors == 4, "404, 403, 400 and 401 use up the project's quota")
+            await client.shutdown()
+        }
+    }
+
+    @Test("the sandbox checks the message like FCM: a data value that is not a string is the payload's fault")
+    func sandboxValidation() async throws {
+        try await withFCMSandbox { harness in
+            let client = try harness.makeClient()
+            // Built directly: the job parser would refuse it before FCM could.
+            let job = PushJob(id: "raw", tokens: [], options: FCMJobOptions(), payload: Array(#"{"data":{"n":1}}"#.utf8))
+            let refused = await client.send(job, to: "device-0000000000000001")
+            #expect(refused.outcome == .permanentFailure(reason: "INVALID_ARGUMENT: Invalid value at 'message.data[n].value' (TYPE_STRING)"))
+            let reserved = PushJob(id: "raw2", tokens: [], options: FCMJobOptions(), payload: Array(#"{"data":{"google.x":"1"}}"#.utf8))
+            #expect(await client.send(reserved, to: "device-0000000000000001").outcome == .permanentFailure(reason: "INVALID_ARGUMENT: Invalid data payload key: google.x"))
+            let badToken = await client.send(try fcmJob(), to: "device with spaces 0001")
+            #expect(badToken.outcome == .tokenInvalid(reason: "INVALID_ARGUMENT: The registration token is not a valid FCM registration token"))
+            await client.shutdown()
+        }
+    }
+
+    @Test("a bearer the sandbox did not issue is refused with 401 and no FcmError detail")
+    func forgedBearer() async throws {
+        try await withFCMSandbox { harness in
+            let raw = harness.makeRawClient()
+            let body = Array(#"{"message":{"token":"device-0000000000000001","data":{"k":"v"}}}"#.utf8)
+            let response = try await raw.send(HTTP2Request(method: "POST", path: harness.sendPath, headers: [
+                HTTP2Header(name: "authorization", value: "Bearer ya29.forged-token"), HTTP2Header(name: "content-type", value: "application/json"),
+            ], body: body))
+            await raw.shutdown()
+            #expect(response.status == 401)
+            let text = String(decoding: response.body, as: UTF8.self)
+            #expect(text.contains(#""status":"UNAUTHENTICATED""#), "\(text)")
+            #expect(!text.contains("FcmError"), "\(text)")
+            let answer = FCMAnswer(status: response.status, body: response.body, retryAfterHeader: nil, now: 0)
+            if case .refreshCredentials = answer.outcome {} else { Issue.record("our token refused: refresh it, got \(answer.outcome)") }
+            #expect(harness.sandbox.received().first?.status == 401)
+        }
+    }
+
+    @Test("an access token the sandbox expired is replaced once and the device resent")
+    func tokenRefresh() async throws {
+        try await withFCMSandbox { harness in
+            let client = try harness.makeClient()
+            let job = try fcmJob()
+            #expect(await client.send(job, to: "device-0000000000000001").outcome == .sent)
+            harness.sandbox.expireAccessTokens()
+            var results = [await client.send(job, to: "device-0000000000000002")]
+            #expect(results[0].asksForNewCredentials, "\(results[0])")
+            let resent = await client.renewCredentialsAndResend(&results) { indices in
+                var again: [PushResult] = []
+                for _ in indices { again.append(await client.send(job, to: "device-0000000000000002")) }
+                return again
+            }
+            #expect(resent == 1)
+            #expect(results[0].outcome == .sent, "\(results[0])")
+            #expect(harness.sandbox.accessTokensIssued == 2)
+            let tokens = harness.sandbox.received().compactMap(\.providerToken)
+            #expect(Set(tokens).count == 2, "the resend carried the new token")
+            await client.shutdown()
+        }
+    }
+
+    @Test("a revoked service account: the token endpoint refuses it, and the devices wait as a credentials problem")
+    func revoked() async throws {
+        try await withFCMSandbox { harness in
+            let client = try harness.makeClient()
+            let job = try fcmJob()
+            #expect(await client.send(job, to: "device-0000000000000001").outcome == .sent)
+            harness.sandbox.setServiceAccountRevoked(true)
+            var results = [await client.send(job, to: "device-0000000000000002")]
+            #expect(results[0].asksForNewCredentials)
+            let resent = await client.renewCredentialsAndResend(&results) { _ in
+                Issue.record("nothing to resend without a token")
+                return []
+            }
+            #expect(resent == 0)
+            guard case let .credentialsProblem(reason) = results[0].outcome else {
+                Issue.record("a refused service account is a credentials problem: \(results[0].outcome)")
+                return
+            }
+            #expect(reason.contains("pushworker@pushworker-sandbox.iam.gserviceaccount.com"), "\(reason)")
+            #expect(reason.contains("invalid_grant"), "\(reason)")
+            #expect(!reason.contains("PRIVATE KEY"))
+            // Later sends are told at once, without asking the endpoint again.
+            let later = await client.send(job, to: "device-0000000000000003")
+            if case .credentialsProblem = later.outcome {} else { Issue.record("\(later.outcome)") }
+            #expect(later.reason == "AccessTokenRefused")
+            await client.shutdown()
+        }
+    }
+}
