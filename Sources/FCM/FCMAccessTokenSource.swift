@@ -99,7 +99,7 @@ public final class FCMAccessTokenSource: Sendable {
         do {
             assertion = try FCMAssertion.make(for: account, issuedAt: clock.unixSeconds())
         } catch {
-            finish(.failure(FCMAccessTokenError(kind: .refused, "cannot sign the OAuth assertion of \(account.clientEmail): \(error)")))
+            finish(.failure(FCMAccessTokenError(code: .refused, "cannot sign the OAuth assertion of \(account.clientEmail): \(error)")))
             return
         }
         let request = HTTP2Request(method: "POST", path: path, headers: [
@@ -116,7 +116,7 @@ public final class FCMAccessTokenSource: Sendable {
                 case let .failure(error): finish(.failure(error))
                 }
             case let .failure(error):
-                finish(.failure(FCMAccessTokenError(kind: .unavailable, "cannot reach the token endpoint \(endpointName): \(error)")))
+                finish(.failure(FCMAccessTokenError(code: .unavailable, "cannot reach the token endpoint \(endpointName): \(error)")))
             }
         }
     }

@@ -58,7 +58,7 @@ struct FCMAccessTokenState {
             refusal = nil
             return .success(newToken)
         case let .failure(error):
-            if error.kind == .refused { refusal = (error, now + Self.refusalPause) }
+            if error.code == .refused { refusal = (error, now + Self.refusalPause) }
             // A token that has not expired yet still works until its end.
             return usableToken(now: now).map { .success($0) } ?? .failure(error)
         }

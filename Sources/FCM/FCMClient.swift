@@ -153,12 +153,11 @@ public final class FCMClient: PushTransport {
 
     /// No access token: the message was never sent.
     static func result(for error: FCMAccessTokenError) -> PushResult {
-        switch error.kind {
-        case .refused:
-            PushResult(status: 0, reason: "AccessTokenRefused", outcome: .credentialsProblem(reason: error.message))
-        case .unavailable:
-            PushResult(status: 0, reason: "AccessTokenUnavailable", outcome: .unavailable(reason: error.message))
+        if error.code == .refused {
+            return PushResult(status: 0, reason: "AccessTokenRefused", outcome: .credentialsProblem(reason: error.message))
         }
+        // Unreachable or failing: like an FCM outage, the device waits without losing an attempt.
+        return PushResult(status: 0, reason: "AccessTokenUnavailable", outcome: .unavailable(reason: error.message))
     }
 }
 

@@ -14,7 +14,7 @@ enum FCMTokenEndpointAnswer: Equatable {
         if status == 200 {
             guard case let .string(token)? = object?["access_token"], !token.isEmpty,
                   token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                self = .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint \(endpoint) answered 200 without a usable access_token"))
+                self = .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint \(endpoint) answered 200 without a usable access_token"))
                 return
             }
             let seconds = object?["expires_in"]?.exactInteger ?? Int(Self.defaultLifetime.components.seconds)
@@ -28,23 +28,34 @@ enum FCMTokenEndpointAnswer: Equatable {
         case 400, 401, 403:
             // invalid_grant (a deleted or revoked key, a clock far off), invalid_client, unauthorized_client:
             // only new credentials help.
-            self = .failure(FCMAccessTokenError(kind: .refused,
+            self = .failure(FCMAccessTokenError(code: .refused,
                 "the token endpoint \(endpoint) refused the service account \(clientEmail) (HTTP \(status)\(said))"))
         default:
-            self = .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint \(endpoint) answered HTTP \(status)\(said)"))
+            self = .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint \(endpoint) answered HTTP \(status)\(said)"))
         }
     }
 }
 
 /// Why there is no access token: refused (the service account's key or rights: a person must act),
-/// or unavailable (the endpoint could not be reached or failed: try later).
+/// or unavailable (the endpoint could not be reached or failed: try later). `code` is a struct, as
+/// `HTTP2Error.Code` is: a new kind need not break callers' switches.
 public struct FCMAccessTokenError: Error, Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable { case refused, unavailable }
-    public let kind: Kind
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The token endpoint refused the service account (invalid_grant, invalid_client, …).
+        public static let refused = Code("refused")
+        /// No answer from the token endpoint, or one it could not keep (5xx, no token).
+        public static let unavailable = Code("unavailable")
+    }
+
+    public let code: Code
     public let message: String
 
-    public init(kind: Kind, _ message: String) {
-        self.kind = kind
+    public init(code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
 

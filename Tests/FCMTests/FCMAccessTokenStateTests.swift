@@ -2,8 +2,8 @@ import Testing
 @testable import FCM
 
 private let start = ContinuousClock.now
-private let refused = FCMAccessTokenError(kind: .refused, "refused")
-private let unreachable = FCMAccessTokenError(kind: .unavailable, "unreachable")
+private let refused = FCMAccessTokenError(code: .refused, "refused")
+private let unreachable = FCMAccessTokenError(code: .unavailable, "unreachable")
 
 @Suite("FCMAccessTokenState: when to fetch, what to do with the answer")
 struct FCMAccessTokenStateTests {
@@ -145,20 +145,20 @@ struct FCMTokenEndpointAnswerTests {
 
     @Test("200 without a usable token is the endpoint's failure")
     func noToken() {
-        #expect(read(200, "{}") == .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered 200 without a usable access_token")))
-        #expect(read(200, #"{"access_token":"a b"}"#) == .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered 200 without a usable access_token")))
+        #expect(read(200, "{}") == .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered 200 without a usable access_token")))
+        #expect(read(200, #"{"access_token":"a b"}"#) == .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered 200 without a usable access_token")))
     }
 
     @Test("400 invalid_grant and 401 are refusals naming the account and what the endpoint said")
     func refused() {
-        #expect(read(400, #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#) == .failure(FCMAccessTokenError(kind: .refused,
+        #expect(read(400, #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#) == .failure(FCMAccessTokenError(code: .refused,
             "the token endpoint https://oauth2.googleapis.com/token refused the service account sender@p.iam.gserviceaccount.com (HTTP 400 invalid_grant: Invalid JWT Signature.)")))
-        #expect(read(401, #"{"error":"invalid_client"}"#) == .failure(FCMAccessTokenError(kind: .refused,
+        #expect(read(401, #"{"error":"invalid_client"}"#) == .failure(FCMAccessTokenError(code: .refused,
             "the token endpoint https://oauth2.googleapis.com/token refused the service account sender@p.iam.gserviceaccount.com (HTTP 401 invalid_client)")))
     }
 
     @Test("5xx is the endpoint's trouble: try later")
     func unavailable() {
-        #expect(read(503, "busy") == .failure(FCMAccessTokenError(kind: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered HTTP 503")))
+        #expect(read(503, "busy") == .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered HTTP 503")))
     }
 }
