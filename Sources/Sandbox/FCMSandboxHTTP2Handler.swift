@@ -18,6 +18,8 @@ final class FCMSandboxHTTP2Handler: ChannelInboundHandler {
     private var uuids = SandboxUUIDGenerator()
     private var requestCount = 0
     private var openStreams = 0
+    private var peakStreams = 0
+    private var settingsAcknowledged = false
     private var stalledStreams: Set<HTTP2StreamID> = []
     private var highestStreamID = HTTP2StreamID.rootStream
     private var draining = false
@@ -35,7 +37,10 @@ final class FCMSandboxHTTP2Handler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = self.unwrapInboundIn(data)
-        guard frame.streamID != .rootStream else { return }
+        guard frame.streamID != .rootStream else {
+            if case .settings(.ack) = frame.payload { self.settingsAcknowledged = true }
+            return
+        }
         var request = self.incomplete.removeValue(forKey: frame.streamID) ?? SandboxStreamRequest()
         if request.receive(frame.payload) {
             self.handle(request, streamID: frame.streamID, context: context)
@@ -54,6 +59,11 @@ final class FCMSandboxHTTP2Handler: ChannelInboundHandler {
         case let created as NIOHTTP2StreamCreatedEvent:
             self.openStreams += 1
             self.highestStreamID = max(self.highestStreamID, created.streamID)
+            // Before the client acknowledged our SETTINGS it may open any number.
+            if self.settingsAcknowledged, self.openStreams > self.peakStreams {
+                self.peakStreams = self.openStreams
+                self.responder.recorder.noteConcurrentStreams(self.peakStreams)
+            }
         case let closed as StreamClosedEvent:
             self.openStreams -= 1
             self.incomplete.removeValue(forKey: closed.streamID)
@@ -69,6 +79,10 @@ final class FCMSandboxHTTP2Handler: ChannelInboundHandler {
         default:
             context.fireUserInboundEventTriggered(event)
         }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOHTTP2Errors.MaxStreamsViolation { self.responder.recorder.noteStreamLimitViolation() }
     }
 
     private func handle(_ request: SandboxStreamRequest, streamID: HTTP2StreamID, context: ChannelHandlerContext) {

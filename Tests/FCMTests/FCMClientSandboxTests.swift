@@ -38,6 +38,29 @@ import Testing
         }
     }
 
+    @Test("many devices at once share one access token fetch, and stay within the sandbox's stream limit")
+    func concurrentSends() async throws {
+        try await withFCMSandbox(sandbox: { $0.maxConcurrentStreams = 8 }) { harness in
+            let client = try harness.makeClient()
+            let job = try fcmJob()
+            let outcomes = await withTaskGroup(of: DeliveryOutcome.self) { group in
+                for index in 0..<60 {
+                    group.addTask { await client.send(job, to: "device-\(100_000_000_000 + index)").outcome }
+                }
+                return await group.reduce(into: [DeliveryOutcome]()) { $0.append($1) }
+            }
+            await client.shutdown()
+            #expect(outcomes.count == 60)
+            #expect(outcomes.allSatisfy { $0 == .sent }, "\(outcomes.filter { $0 != .sent })")
+            #expect(harness.sandbox.accessTokensIssued == 1, "one fetch for all 60")
+            let statistics = harness.sandbox.statistics()
+            #expect(statistics.accepted == 60)
+            #expect(statistics.streamLimitViolations == 0)
+            #expect(statistics.maxConcurrentStreamsSeen <= 8)
+            #expect(Set(harness.sandbox.received().map(\.token)).count == 60)
+        }
+    }
+
     @Test("each scripted FCM error maps to its outcome and configuration fit")
     func scriptedErrors() async throws {
         try await withFCMSandbox({ $0.retryAfterSeconds = 90 }) { harness in

@@ -38,12 +38,14 @@ struct FCMSandboxHarness {
     }
 }
 
-func withFCMSandbox<T>(_ configure: (inout FCMSandboxConfiguration) -> Void = { _ in }, _ body: (FCMSandboxHarness) async throws -> T) async throws -> T {
+func withFCMSandbox<T>(_ configure: (inout FCMSandboxConfiguration) -> Void = { _ in }, sandbox configureSandbox: (inout SandboxConfiguration) -> Void = { _ in },
+                       _ body: (FCMSandboxHarness) async throws -> T) async throws -> T {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-sandbox-\(UUID().uuidString)").path
     var configuration = SandboxConfiguration()
     configuration.port = 0
     configuration.stateDirectory = directory
     configuration.threads = 1
+    configureSandbox(&configuration)
     var fcm = FCMSandboxConfiguration()
     configure(&fcm)
     let sandbox = FCMSandbox(configuration: configuration, fcm: fcm, logger: FCMSandboxHarness.logger)
