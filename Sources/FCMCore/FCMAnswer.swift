@@ -28,7 +28,7 @@ public struct FCMAnswer: Sendable, Hashable {
     ///   - retryAfterHeader: the `Retry-After` header's value, if any.
     ///   - now: UNIX seconds, for a `Retry-After` that is a date.
     public init(status: Int, body: [UInt8], retryAfterHeader: String?, now: Int) {
-        let retryAfterValue = retryAfterHeader.flatMap { FCMRetryAfter.delay($0, now: now) }
+        let retryAfterValue = retryAfterHeader.flatMap { RetryAfter.delay($0, now: now) }
         if (200...299).contains(status) {
             var name: String?
             if case let .object(object)? = try? JSONValue.parse(body), case let .string(text)? = object["name"] { name = text }

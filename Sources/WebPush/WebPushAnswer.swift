@@ -27,7 +27,7 @@ public enum WebPushAnswer {
             return PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason))
         case 429, 500...599:
             let reason = detail ?? (status == 429 ? "TooManyRequests" : "HTTP \(status)")
-            let wait = header("retry-after").flatMap { RetryAfter.parse($0, now: now) }
+            let wait = header("retry-after").flatMap { RetryAfter.delay($0, now: now) }
             return PushResult(status: status, reason: reason, outcome: .retryable(reason: reason), retryAfter: wait)
         case 401, 403:
             let reason = detail ?? (status == 401 ? "Unauthorized" : "Forbidden")

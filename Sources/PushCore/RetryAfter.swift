@@ -1,6 +1,6 @@
 /// A `Retry-After` header value (RFC 9110 §10.2.3): delta-seconds, or an HTTP-date, read against
-/// the current time. FCM sends it with 429 and 503 answers.
-public enum FCMRetryAfter {
+/// the current time. FCM and Web Push services send it with 429 and 503 answers.
+public enum RetryAfter {
     /// A wait longer than a day is a broken header, not a plan: capped so a job is not parked for ever.
     public static let ceiling: Duration = .seconds(86_400)
 
