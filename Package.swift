@@ -100,7 +100,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "PushCore", "PushTransport", "CSystemShim",
+            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "CSystemShim",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,14 +119,14 @@ let package = Package(
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
         .target(name: "WorkerConfigurationFile", dependencies: [
-            "Worker", "APNs", "WebPush", "HTTP2", "AMQP", "Redis", "PushCore",
+            "Worker", "APNs", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore",
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "Redis", "AMQP", "PushCore", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -174,13 +174,13 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerConfigurationFileTests", dependencies: [
-            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "HTTP2", "PushCore",
+            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "FCM", "HTTP2", "PushCore",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "PushCore", "PushTransport", "HTTP2",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),

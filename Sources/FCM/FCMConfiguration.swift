@@ -62,8 +62,9 @@ public struct FCMConfiguration: Sendable {
         }
     }
 
-    /// The checks `FCMClient` applies before it connects.
-    func check() throws(FCMConfigurationError) {
+    /// The checks `FCMClient` applies before it connects: the settings' own limits (a request
+    /// timeout of at least 15 s).
+    public func check() throws(FCMConfigurationError) {
         guard requestTimeout >= Self.minimumRequestTimeout else {
             throw FCMConfigurationError(field: "request-timeout", "must be at least 15 s for FCM (shorter timeouts retry messages FCM accepted, and devices get duplicates), got \(DurationText.format(requestTimeout))")
         }

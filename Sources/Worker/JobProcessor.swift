@@ -1,5 +1,6 @@
 import AMQP
 import APNsCore
+import FCMCore
 import Logging
 import PushCore
 import PushTransport
@@ -31,7 +32,7 @@ final class JobProcessor: Sendable {
     let redeliveries: RedeliveryCounter
     let logger: Logger
     /// Knows every platform; each job is read with its app's (`ServedApp.rules`).
-    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules()])
+    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules(), FCMJobRules()])
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 

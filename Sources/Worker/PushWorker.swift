@@ -4,6 +4,8 @@ import APNsCore
 import Logging
 import PushCore
 import Redis
+import FCM
+import FCMCore
 import ServiceLifecycle
 import WebPush
 import WebPushCore
@@ -40,15 +42,15 @@ public final class PushWorker: Service, Sendable {
     private let connectionEvents: AsyncStream<AMQPConnectionEvent>
     private let connectionEventsInput: AsyncStream<AMQPConnectionEvent>.Continuation
 
-    public init(configuration: WorkerConfiguration, logger: Logger) throws(APNsConfigurationError) {
+    public init(configuration: WorkerConfiguration, logger: Logger) throws(AppSetupError) {
         HeapReturn.tuneAllocator()
         BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
         let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
         self.tokenSharing = tokenSharing
-        let roster = AppRoster(apps: try Self.served(tokenSharing.apps, logger: logger)
-                                    .merging(Self.served(configuration.webPushApps, logger: logger)) { apns, _ in apns })
+        let roster = AppRoster(apps: try Self.served(apns: tokenSharing.apps, webPush: configuration.webPushApps,
+                                                     fcm: configuration.fcmApps, logger: logger))
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -186,20 +188,31 @@ public final class PushWorker: Service, Sendable {
         for transport in roster.current.transports { await transport.shutdown() }
     }
 
-    private static func served(_ apps: [String: APNsConfiguration], logger: Logger) throws(APNsConfigurationError) -> [String: ServedApp] {
+    /// Every app's client. A name is one app (the configuration file refuses it twice).
+    private static func served(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration],
+                               fcm: [String: FCMConfiguration], logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
         var served = [String: ServedApp]()
-        for (name, app) in apps {
-            served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
-                                     rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+        for (name, app) in apns {
+            do {
+                served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
+                                         rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+            } catch {
+                throw AppSetupError(app: name, error.message)
+            }
+        }
+        for (name, app) in webPush {
+            served[name] = ServedApp(transport: WebPushClient(configuration: app, logger: appLogger(logger, name)),
+                                     rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+        }
+        for (name, app) in fcm {
+            do {
+                served[name] = ServedApp(transport: try FCMClient(configuration: app, logger: appLogger(logger, name)),
+                                         rules: FCMJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+            } catch {
+                throw AppSetupError(app: name, error.description)
+            }
         }
         return served
-    }
-
-    private static func served(_ apps: [String: WebPushConfiguration], logger: Logger) -> [String: ServedApp] {
-        apps.reduce(into: [:]) { served, app in
-            served[app.key] = ServedApp(transport: WebPushClient(configuration: app.value, logger: appLogger(logger, app.key)),
-                                        rules: WebPushJobRules(), pruneInvalidTokens: app.value.pruneInvalidTokens)
-        }
     }
 
     private static func appLogger(_ logger: Logger, _ app: String) -> Logger {
@@ -214,14 +227,14 @@ public final class PushWorker: Service, Sendable {
     /// clients are shut down once the last such job settled. Throws, changing nothing, when a
     /// client cannot be made.
     public func reload(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration] = [:],
-                       unchanged: Set<String>) async throws(APNsConfigurationError) {
-        let names = Set(apps.keys).union(webPushApps.keys)
+                       fcmApps: [String: FCMConfiguration] = [:], unchanged: Set<String>) async throws(AppSetupError) {
+        let names = Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys)
         let kept = unchanged.intersection(names)
         // Renewed apps of a team and key already in use keep its provider, so their new
         // connections start with the token the others use.
         let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
-        let fresh = try Self.served(renewed, logger: logger)
-            .merging(Self.served(webPushApps.filter { !kept.contains($0.key) }, logger: logger)) { apns, _ in apns }
+        let fresh = try Self.served(apns: renewed, webPush: webPushApps.filter { !kept.contains($0.key) },
+                                    fcm: fcmApps.filter { !kept.contains($0.key) }, logger: logger)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: names, renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [

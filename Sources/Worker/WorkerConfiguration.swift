@@ -1,5 +1,6 @@
 import AMQP
 import APNs
+import FCM
 import PushCore
 import Redis
 import WebPush
@@ -12,8 +13,10 @@ public struct WorkerConfiguration: Sendable {
     public var apps: [String: APNsConfiguration]
     /// The Web Push apps: app name → VAPID key and subject, push-service pools.
     public var webPushApps: [String: WebPushConfiguration] = [:]
+    /// The FCM apps: app name → service account, FCM connections.
+    public var fcmApps: [String: FCMConfiguration] = [:]
     /// Every app served, whatever its platform (a name is one app: the configuration file says so).
-    public var appNames: Set<String> { Set(apps.keys).union(webPushApps.keys) }
+    public var appNames: Set<String> { Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys) }
     public var jobQueue = "push.jobs"
     public var deadQueue = "push.jobs.dead"
     public var resultsExchange = "push.results"

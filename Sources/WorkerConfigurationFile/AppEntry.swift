@@ -2,7 +2,7 @@ import APNs
 
 /// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
 public struct AppEntry: Sendable, Equatable {
-    /// Where the app's devices are: APNs, Web Push (FCM is a name the format keeps for later).
+    /// Where the app's devices are: Apple's APNs, Firebase Cloud Messaging, browsers' Web Push.
     public enum Platform: String, Sendable, CaseIterable {
         case apns, fcm, webpush
     }
@@ -16,6 +16,8 @@ public struct AppEntry: Sendable, Equatable {
         /// A Web Push app's VAPID key (the base64url private scalar `pushworker webpush keys`
         /// prints), its contact, and optionally its public key to check the pair against.
         case vapid(privateKey: SecretSource, subject: String, publicKey: String?)
+        /// An FCM app's Google service-account key file (JSON), from a file or the environment.
+        case serviceAccount(SecretSource)
     }
 
     /// The job's `app`.

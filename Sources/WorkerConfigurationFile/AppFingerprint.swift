@@ -21,6 +21,7 @@ public struct AppFingerprint: Equatable, Sendable {
             files.append(file)
             secrets = [password]
         case let .vapid(key, _, _): secrets = [key]
+        case let .serviceAccount(source): secrets = [source]
         }
         material = files.map { $0.flatMap(FileBytes.contents(of:)) } + secrets.map(read)
     }

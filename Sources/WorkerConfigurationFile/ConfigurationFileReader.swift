@@ -17,11 +17,14 @@ public enum ConfigurationFileReader {
     static let appKeys = [
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
-        "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins",
+        "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins", "service_account",
     ]
-    /// Settings of one platform only: given for another, they would be silently ignored.
-    static let apnsOnlyKeys = ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"]
-    static let webPushOnlyKeys = ["vapid", "max_origins"]
+    /// The settings only some platforms have: given for another, they would be silently ignored.
+    static let platformKeys: [AppEntry.Platform: Set<String>] = [
+        .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"],
+        .webpush: ["vapid", "max_origins"],
+        .fcm: ["service_account", "url"],
+    ]
 
     public static func read(path: String) throws(ConfigurationProblems) -> ConfigurationFile {
         guard let bytes = FileBytes.contents(of: path) else {
@@ -162,14 +165,18 @@ public enum ConfigurationFileReader {
             reader.fail("\(field).name", at: node, "missing: the app name jobs give in their \"app\" field")
         }
         let platform = reader.choice(values["platform"], at: "\(field).platform", of: AppEntry.Platform.self) ?? .apns
-        if platform == .fcm {
-            reader.fail("\(field).platform", at: values["platform"], "platform fcm is not supported yet (apns and webpush are)")
+        let own = platformKeys[platform] ?? []
+        for key in platformKeys.values.reduce(into: Set<String>(), { $0.formUnion($1) }).subtracting(own).sorted() where values[key] != nil {
+            let owners = AppEntry.Platform.allCases.filter { platformKeys[$0]?.contains(key) == true }.map(\.rawValue).joined(separator: " and ")
+            reader.fail("\(field).\(key)", at: values[key], "is a setting of \(owners) apps; this app's platform is \(platform.rawValue)")
         }
-        let foreign = platform == .webpush ? apnsOnlyKeys : webPushOnlyKeys
-        for key in foreign where values[key] != nil {
-            reader.fail("\(field).\(key)", at: values[key], platform == .webpush
-                ? "is an APNs setting; a webpush app has none (each subscription's endpoint names its push service)"
-                : "is a webpush setting; this app's platform is \(platform.rawValue) (add platform: webpush)")
+        if platform == .fcm {
+            let credentials = readServiceAccount(values["service_account"], at: "\(field).service_account", node: node, reader: &reader)
+            var app = AppEntry(name: name ?? "", platform: platform, credentials: credentials ?? .pkcs12(file: "", password: nil), field: field)
+            app.url = reader.string(values["url"], at: "\(field).url")
+            readConnectionSettings(values, at: field, into: &app, reader: &reader)
+            app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
+            return reader.findings.count == before && name != nil && credentials != nil ? app : nil
         }
         if platform == .webpush {
             let credentials = readVAPID(values["vapid"], at: "\(field).vapid", node: node, reader: &reader)
@@ -213,6 +220,15 @@ public enum ConfigurationFileReader {
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
         app.pruneInvalidTokens = reader.bool(values["prune_invalid_tokens"], at: "\(field).prune_invalid_tokens")
+    }
+
+    /// `service_account: {file: PATH}` or `{env: VARIABLE}`: the key file Google's console gives.
+    static func readServiceAccount(_ node: Node?, at path: String, node parent: Node, reader: inout NodeReader) -> AppEntry.Credentials? {
+        guard let node else {
+            reader.fail(path, at: parent, "missing: an fcm app needs service_account: {file: /path/to/service-account.json} (or {env: VARIABLE}), the key file of a Google service account with the Firebase Cloud Messaging API")
+            return nil
+        }
+        return reader.secret(node, at: path).map { .serviceAccount($0) }
     }
 
     /// `vapid: {private_key: {env: …}, subject: mailto:…, public_key: …}`.

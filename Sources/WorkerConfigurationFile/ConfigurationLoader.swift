@@ -1,4 +1,5 @@
 import APNs
+import FCM
 import Foundation
 import HTTP2
 import WebPush
@@ -34,10 +35,15 @@ public enum ConfigurationLoader {
         }
         var apps = [String: APNsConfiguration]()
         var webPushApps = [String: WebPushConfiguration]()
+        var fcmApps = [String: FCMConfiguration]()
         var certificates = [CertificateExpiry]()
         for app in file.apps {
             if app.platform == .webpush {
                 webPushApps[app.name] = webPushConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
+                continue
+            }
+            if app.platform == .fcm {
+                fcmApps[app.name] = fcmConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
                 continue
             }
             guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, findings: &findings) else { continue }
@@ -56,6 +62,7 @@ public enum ConfigurationLoader {
             let (amqp, redis) = try settings.connections(connectionName: connectionName)
             var configuration = WorkerConfiguration(amqp: amqp, redis: redis, apps: apps)
             configuration.webPushApps = webPushApps
+            configuration.fcmApps = fcmApps
             try settings.apply(to: &configuration)
             worker = configuration
         } catch {
@@ -107,19 +114,7 @@ public enum ConfigurationLoader {
         guard let credentials, findings.count == before else { return nil }
         var configuration = APNsConfiguration(environment: app.environment ?? .production, url: app.url,
                                               port: app.port ?? 443, credentials: credentials, topic: topic)
-        configuration.extraCAFile = app.caFile
-        if let caFile = app.caFile, !FileManager.default.isReadableFile(atPath: caFile) { fail("ca_file", "cannot read \(caFile)") }
-        if let value = app.maxConnections { configuration.maxConnections = value }
-        if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
-        configuration.maxNotificationsPerSecondPerConnection = app.notificationsPerSecond
-        configuration.pruneInvalidTokens = app.pruneInvalidTokens ?? false
-        if let value = app.pingInterval { configuration.idlePingInterval = value }
-        if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
-        if let value = app.requestTimeout { configuration.requestTimeout = value }
-        if let value = app.connectTimeout { configuration.connectTimeout = value }
-        if let proxy = app.proxy {
-            do { configuration.proxy = try ProxyURL.parse(proxy) } catch { fail("proxy", error.message) }
-        }
+        ConnectionSettingKeys<APNsConfiguration>.apns.apply(app, to: &configuration, fail: fail)
         do { _ = try configuration.endpoint() } catch { fail("url", error.message) }
         guard findings.count == before else { return nil }
         return (configuration, expiry)
@@ -149,19 +144,45 @@ public enum ConfigurationLoader {
         do { subject = try VAPIDSubject(subjectText) } catch { fail("vapid.subject", error.message) }
         guard let key, let subject, findings.count == before else { return nil }
         var configuration = WebPushConfiguration(vapidKey: key, subject: subject)
-        configuration.extraCAFile = app.caFile
-        if let caFile = app.caFile, !FileManager.default.isReadableFile(atPath: caFile) { fail("ca_file", "cannot read \(caFile)") }
         if let value = app.maxOrigins { configuration.maxOrigins = value }
-        if let value = app.maxConnections { configuration.maxConnectionsPerOrigin = value }
-        if let value = app.maxStreams { configuration.maxStreamsPerConnection = value }
-        configuration.maxNotificationsPerSecondPerConnection = app.notificationsPerSecond
-        configuration.pruneInvalidTokens = app.pruneInvalidTokens ?? false
-        if let value = app.pingInterval { configuration.idlePingInterval = value }
-        if let value = app.idleTimeout { configuration.idleConnectionTimeout = value }
-        if let value = app.requestTimeout { configuration.requestTimeout = value }
-        if let value = app.connectTimeout { configuration.connectTimeout = value }
-        if let proxy = app.proxy {
-            do { configuration.proxy = try ProxyURL.parse(proxy) } catch { fail("proxy", error.message) }
+        ConnectionSettingKeys<WebPushConfiguration>.webPush.apply(app, to: &configuration, fail: fail)
+        return findings.count == before ? configuration : nil
+    }
+
+    /// One FCM app's settings with its service account read and checked; nil after recording why not.
+    static func fcmConfiguration(for app: AppEntry, path: String, environment: [String: String],
+                                 findings: inout [ConfigurationFinding]) -> FCMConfiguration? {
+        func fail(_ field: String, _ message: String) {
+            let full = "\(app.field).\(field)"
+            findings.append(ConfigurationFinding(file: path, line: app.lines[full] ?? app.lines[app.field], field: full, message: message))
+        }
+        guard case let .serviceAccount(source) = app.credentials else { return nil }
+        let before = findings.count
+        let account: FCMServiceAccount
+        switch source.bytes(environment: environment) {
+        case let .failure(error):
+            fail("service_account", error.message)
+            return nil
+        case let .success(bytes):
+            do { account = try FCMServiceAccount(json: bytes) } catch {
+                fail("service_account", "not a usable service-account key file: \(error.description)")
+                return nil
+            }
+        }
+        var configuration = FCMConfiguration(serviceAccount: account, url: app.url)
+        ConnectionSettingKeys<FCMConfiguration>.fcm.apply(app, to: &configuration, fail: fail)
+        do {
+            try configuration.check()
+            _ = try configuration.endpoint()
+        } catch {
+            // FCM names its settings as flags (request-timeout); the file names them with underscores.
+            let field = switch error.field {
+            case "fcm-url": "url"
+            case "max-streams-per-connection": "max_streams"
+            case let other?: other.replacing("-", with: "_")
+            case nil: "service_account"
+            }
+            fail(field, error.problem)
         }
         return findings.count == before ? configuration : nil
     }
@@ -200,7 +221,7 @@ public enum ConfigurationLoader {
             let (ok, value) = password(secret, field: "pkcs12.password")
             guard ok else { return (nil, file, "pkcs12.password") }
             return (.pkcs12(file: file, password: value ?? ""), file, "pkcs12.file")
-        case .token, .vapid:
+        case .token, .vapid, .serviceAccount:
             return (nil, "", "token")
         }
     }
@@ -214,6 +235,7 @@ extension AppEntry {
         case .pkcs12: "\(field).pkcs12.file"
         case .token: "\(field).token"
         case .vapid: "\(field).vapid"
+        case .serviceAccount: "\(field).service_account"
         }
     }
 }

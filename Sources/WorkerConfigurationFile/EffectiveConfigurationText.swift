@@ -1,5 +1,6 @@
 import APNs
 import PushCore
+import FCM
 import WebPush
 import Worker
 
@@ -36,6 +37,10 @@ public enum EffectiveConfigurationText {
         lines.append("  log_level: \(settings.effectiveLogLevel.rawValue)")
         lines.append("apps:")
         for app in loaded.apps {
+            if let fcm = worker.fcmApps[app.name] {
+                lines.append(contentsOf: fcmLines(app, fcm))
+                continue
+            }
             if let webPush = worker.webPushApps[app.name] {
                 lines.append(contentsOf: webPushLines(app, webPush))
                 continue
@@ -63,6 +68,23 @@ public enum EffectiveConfigurationText {
             if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func fcmLines(_ app: AppEntry, _ fcm: FCMConfiguration) -> [String] {
+        var lines = ["  - name: \(quoted(app.name))", "    platform: fcm"]
+        lines.append(contentsOf: credentialLines(app.credentials))
+        lines.append("    # \(fcm.serviceAccount)")
+        if let url = fcm.url { lines.append("    url: \(quoted(url))") }
+        lines.append("    max_connections: \(fcm.maxConnections)")
+        lines.append("    max_streams: \(fcm.maxStreamsPerConnection)")
+        lines.append("    prune_invalid_tokens: \(fcm.pruneInvalidTokens)")
+        lines.append("    ping_interval: \(DurationText.format(fcm.idlePingInterval))")
+        lines.append("    idle_timeout: \(DurationText.format(fcm.idleConnectionTimeout))")
+        lines.append("    request_timeout: \(DurationText.format(fcm.requestTimeout))")
+        lines.append("    connect_timeout: \(DurationText.format(fcm.connectTimeout))")
+        if let caFile = fcm.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
+        if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
+        return lines
     }
 
     static func webPushLines(_ app: AppEntry, _ webPush: WebPushConfiguration) -> [String] {
@@ -100,6 +122,8 @@ public enum EffectiveConfigurationText {
             return lines
         case let .vapid(key, subject, _):
             return ["    vapid:", "      private_key: \(masked(key))", "      subject: \(quoted(subject))"]
+        case let .serviceAccount(source):
+            return ["    service_account: \(masked(source))"]
         }
     }
 

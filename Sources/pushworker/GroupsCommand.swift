@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import APNsCore
+import FCMCore
 import PushCore
 import Redis
 import WebPushCore
@@ -17,7 +18,7 @@ struct GroupsCommand: AsyncParsableCommand {
         var groupKeyPrefix: String = Env["group-key-prefix"] ?? "group:"
         @Argument(help: "The app (the job's \"app\").") var app: String
         @Argument(help: "The group name.") var group: String
-        @Option(help: "The app's platform, which says what a device is: apns (a hex token) or webpush (a subscription's JSON or compact form <endpoint>#p256dh=…&auth=…).")
+        @Option(help: "The app's platform, which says what a device is: apns (a hex token), fcm (a registration token) or webpush (a subscription's JSON or compact form <endpoint>#p256dh=…&auth=…).")
         var platform: String = "apns"
 
         var key: String { "\(groupKeyPrefix)\(app):\(group)" }
@@ -76,7 +77,8 @@ struct GroupsCommand: AsyncParsableCommand {
         switch platform {
         case "apns": rules = APNsJobRules()
         case "webpush": rules = WebPushJobRules()
-        default: throw ValidationError("--platform must be apns or webpush, got \"\(platform)\"")
+        case "fcm": rules = FCMJobRules()
+        default: throw ValidationError("--platform must be apns, fcm or webpush, got \"\(platform)\"")
         }
         guard !tokens.isEmpty else { throw ValidationError("give at least one device") }
         return try tokens.enumerated().map { index, text in

@@ -74,6 +74,12 @@ struct RunCommand: AsyncParsableCommand {
                 "apns.auth": "\(apns.credentials.kind)", "apns.max_connections": "\(apns.maxConnections)",
             ])
         }
+        for (app, fcm) in loaded.worker.fcmApps.sorted(by: { $0.key < $1.key }) {
+            logger.info("app configured", metadata: [
+                "app": "\(app)", "platform": "fcm", "fcm.project": "\(fcm.serviceAccount.projectID)",
+                "fcm.client_email": "\(fcm.serviceAccount.clientEmail)",
+            ])
+        }
         for (app, webPush) in loaded.worker.webPushApps.sorted(by: { $0.key < $1.key }) {
             logger.info("app configured", metadata: [
                 "app": "\(app)", "platform": "webpush", "vapid.public_key": "\(webPush.vapidKey.publicKeyBase64URL)",

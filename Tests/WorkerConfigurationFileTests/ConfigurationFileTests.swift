@@ -295,14 +295,14 @@ import Worker
         #expect(findings.contains { $0.field == "apps[2].name" && $0.line == 18 && $0.message.contains("not a valid job app") })
     }
 
-    @Test func otherPlatformsAreNotSupportedYet() {
+    @Test func aPlatformNobodyKnowsIsRefused() {
         let findings = problems("""
             apps:
               - name: android
-                platform: fcm
+                platform: gcm
                 pkcs12: {file: x.p12}
             """)
-        #expect(findings.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "platform fcm is not supported yet (apns and webpush are)" })
+        #expect(findings.contains { $0.field == "apps[0].platform" && $0.line == 3 && $0.message == "expected one of apns, fcm, webpush, got \"gcm\"" })
     }
 
     @Test func missingCredentialsAndTopic() {

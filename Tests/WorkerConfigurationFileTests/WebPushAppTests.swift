@@ -116,8 +116,8 @@ import Worker
                 max_origins: 3
                 pkcs12: {file: x.p12}
             """)
-        #expect(found.contains { $0.field == "apps[0].topic" && $0.message.contains("is an APNs setting") })
-        #expect(found.contains { $0.field == "apps[1].vapid" && $0.message.contains("is a webpush setting") })
-        #expect(found.contains { $0.field == "apps[1].max_origins" && $0.message.contains("is a webpush setting") })
+        #expect(found.contains { $0.field == "apps[0].topic" && $0.message == "is a setting of apns apps; this app's platform is webpush" })
+        #expect(found.contains { $0.field == "apps[1].vapid" && $0.message == "is a setting of webpush apps; this app's platform is apns" })
+        #expect(found.contains { $0.field == "apps[1].max_origins" && $0.message.contains("webpush apps") })
     }
 }
