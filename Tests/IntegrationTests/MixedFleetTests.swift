@@ -1,3 +1,4 @@
+import FCM
 import Foundation
 import Logging
 import PushCore
@@ -6,13 +7,15 @@ import Testing
 import WebPush
 @testable import Worker
 
-/// One worker serving an APNs app and a Web Push app from one job queue, against the APNs
-/// sandbox, the Web Push sandbox (which decrypts every message), RabbitMQ and Redis.
+/// One worker serving an APNs app, an FCM app and a Web Push app from one job queue, against the
+/// APNs sandbox, the FCM sandbox (its own OAuth token endpoint) and the Web Push sandbox (which
+/// decrypts every message), RabbitMQ and Redis.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct MixedFleetTests {
     struct WebPushWorld {
         let sandbox: WebPushSandbox
         let key: VAPIDKey
+        let fcm: FCMSandbox
     }
 
     static func withMixedFleet(credentialsRetryInterval: Duration = .seconds(60), retryDelays: [Duration] = [.milliseconds(300), .milliseconds(300)],
@@ -20,6 +23,14 @@ struct MixedFleetTests {
         try await PipelineFixture.with { fixture in
             let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
             _ = try await sandbox.start()
+            var fcmSandboxConfiguration = SandboxConfiguration()
+            fcmSandboxConfiguration.port = 0
+            // A directory of its own: its service-account file names its port.
+            fcmSandboxConfiguration.stateDirectory = fixture.stateDirectory + "-fcm-" + fixture.name
+            var fcmSettings = FCMSandboxConfiguration()
+            fcmSettings.retryAfterSeconds = 1
+            let fcm = FCMSandbox(configuration: fcmSandboxConfiguration, fcm: fcmSettings, logger: fixture.logger)
+            let fcmPort = try await fcm.start()
             let key = try VAPIDKey.generate()
             var web = WebPushConfiguration(vapidKey: key, subject: try VAPIDSubject("mailto:push@example.com"))
             web.extraCAFile = fixture.sandbox.material.caCertificateFile
@@ -27,15 +38,20 @@ struct MixedFleetTests {
             web.requestTimeout = .seconds(30)
             var configuration = try fixture.workerConfiguration(retryDelays: retryDelays, requestTimeout: .seconds(30))
             configuration.webPushApps = ["web": web]
+            var android = try FCMConfiguration(serviceAccountFile: fcm.fcmMaterial.serviceAccountFile, url: "https://127.0.0.1:\(fcmPort)")
+            android.extraCAFile = fcm.material.caCertificateFile
+            configuration.fcmApps = ["android": android]
             configuration.credentialsRetryInterval = credentialsRetryInterval
             try fixture.startWorker(configuration)
             do {
-                try await body(fixture, WebPushWorld(sandbox: sandbox, key: key))
+                try await body(fixture, WebPushWorld(sandbox: sandbox, key: key, fcm: fcm))
             } catch {
                 await sandbox.stop()
+                await fcm.stop()
                 throw error
             }
             await sandbox.stop()
+            await fcm.stop()
         }
     }
 
@@ -44,10 +60,10 @@ struct MixedFleetTests {
             .mapValues { $0.map { String(decoding: $0.plaintext, as: UTF8.self) } }
     }
 
-    /// Jobs of both platforms interleaved, each with explicit devices and a group of its own
-    /// platform: every device gets its message once, a gone subscription is a token.invalid
+    /// Jobs of the three platforms interleaved, each with explicit devices and a group of its own
+    /// platform: every device gets its message once, a gone subscription or token is a token.invalid
     /// event, and each job completes.
-    @Test func oneWorkerServesAnAPNsAppAndAWebPushApp() async throws {
+    @Test func oneWorkerServesAnAPNsAnFCMAndAWebPushApp() async throws {
         try await Self.withMixedFleet { fixture, web in
             let subscriptions = try web.sandbox.subscribe(count: 6, applicationServerKey: web.key.publicKey)
             web.sandbox.unsubscribe(subscriptions[5].id)
@@ -57,20 +73,32 @@ struct MixedFleetTests {
             let iosTokens = (0..<3).map { PipelineFixture.token(81_000 + $0) }
             try await fixture.addToGroup("ios-fans", [iosTokens[2]])
 
+            let androidTokens = (0..<4).map { "android-\(fixture.name)-\($0)-" + String(repeating: "x", count: 40) }
+            web.fcm.setRules([SandboxRule(tokenPrefix: "android-\(fixture.name)-3", status: 404, reason: "UNREGISTERED")])
+            _ = try await fixture.redis.setAdd(key: "\(fixture.groupPrefix)android:phones", members: [androidTokens[2], androidTokens[3]])
+            try await fixture.publish(#"{"id":"android-1","app":"android","tokens":["\#(androidTokens[0])","\#(androidTokens[1])"],"groups":["phones"],"priority":10,"collapse_id":"news","expiration":"+600","payload":{"notification":{"title":"to Android"},"data":{"k":"v"}}}"#)
             try await fixture.publish(#"{"id":"ios-1","app":"default","tokens":["\#(iosTokens[0])","\#(iosTokens[1])"],"groups":["ios-fans"],"payload":{"aps":{"alert":"to iOS"}}}"#)
             try await fixture.publish(#"{"id":"web-1","app":"web","tokens":[\#(subscriptions[0].json),"\#(subscriptions[1].compact)","\#(subscriptions[4].compact)","\#(subscriptions[5].compact)"],"groups":["fans"],"priority":10,"collapse_id":"news","payload":{"title":"to browsers"}}"#)
 
             let events = try await fixture.events { events in
-                events.filter { $0.routingKey == "job.completed" }.count >= 2
+                events.filter { $0.routingKey == "job.completed" }.count >= 3
             }
             let completed = Dictionary(events.filter { $0.routingKey == "job.completed" }.map { ($0.string("job_id") ?? "", $0) }) { first, _ in first }
+            #expect(completed["android-1"]?.int("sent") == 3)
+            #expect(completed["android-1"]?.int("invalid") == 1)
+            let androidInvalid = try #require(events.first { $0.routingKey == "token.invalid" && $0.string("app") == "android" })
+            #expect(androidInvalid.string("token") == androidTokens[3])
+            #expect(androidInvalid.string("reason")?.hasPrefix("UNREGISTERED") == true)
+            let accepted = web.fcm.received().filter { $0.status == 200 }
+            #expect(accepted.map(\.token).sorted() == Array(androidTokens[0...2]).sorted(), "each once, tokens and group")
+            #expect(accepted.allSatisfy { $0.priority == 10 && $0.collapseID == "news" && ($0.expiration ?? 0) > 0 })
             #expect(completed["ios-1"]?.int("sent") == 3)
             #expect(completed["web-1"]?.int("sent") == 5)
             #expect(completed["web-1"]?.int("invalid") == 1)
             #expect(completed["web-1"]?.fields["apns_id_first"] == nil, "Web Push names its messages itself")
             #expect(completed["ios-1"]?.string("apns_id_first") != nil)
 
-            let invalid = try #require(events.first { $0.routingKey == "token.invalid" })
+            let invalid = try #require(events.first { $0.routingKey == "token.invalid" && $0.string("app") == "web" })
             #expect(invalid.string("app") == "web")
             #expect(invalid.string("token") == subscriptions[5].compact, "the device as the job gave it")
             #expect(invalid.int("status") == 410)
@@ -146,6 +174,61 @@ struct MixedFleetTests {
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" && $0.string("app") == "web" }.count >= 20
+            }
+            #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
+        }
+    }
+
+    /// FCM says QUOTA_EXCEEDED (429) for the project: the device waits at least a minute (Google
+    /// asks for that much before retrying project quota), here in the 60 s delay queue rather than
+    /// the ladder's 300 ms one, and its retry is delivered, once.
+    @Test func fcmQuotaIsADelayedRetryThatSucceeds() async throws {
+        try await Self.withMixedFleet(retryDelays: [.milliseconds(300), .seconds(1), .seconds(60)]) { fixture, web in
+            let tokens = (0..<2).map { "quota-\(fixture.name)-\($0)-" + String(repeating: "q", count: 40) }
+            web.fcm.setRules([SandboxRule(tokenPrefix: tokens[0], status: 429, reason: "QUOTA_EXCEEDED", times: 1)])
+            try await fixture.publish(#"{"id":"android-q","app":"android","tokens":["\#(tokens[0])","\#(tokens[1])"],"payload":{"data":{"n":"1"}}}"#)
+            let events = try await fixture.events(timeout: .seconds(150)) { events in
+                events.filter { $0.routingKey == "job.completed" }.count >= 2
+            }
+            let rounds = events.filter { $0.routingKey == "job.completed" }.sorted { ($0.int("attempt") ?? 0) < ($1.int("attempt") ?? 0) }
+            #expect(rounds.first?.int("sent") == 1 && rounds.first?.int("retried") == 1)
+            #expect(rounds.last?.int("attempt") == 2 && rounds.last?.int("sent") == 1)
+            let accepted = web.fcm.received().filter { $0.status == 200 }.map(\.token)
+            #expect(accepted.sorted() == tokens.sorted(), "each once")
+            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+        }
+    }
+
+    /// The FCM app's service account is revoked: the token endpoint refuses it, so that app pauses
+    /// (its jobs wait, none failed or dead-lettered) while the APNs app's jobs flow; restored, every
+    /// held Android message is delivered once.
+    @Test func aRevokedServiceAccountPausesOnlyItsApp() async throws {
+        try await Self.withMixedFleet(credentialsRetryInterval: .milliseconds(500)) { fixture, web in
+            web.fcm.setServiceAccountRevoked(true)
+            let androidTokens = (0..<10).map { "revoked-\(fixture.name)-\($0)-" + String(repeating: "r", count: 40) }
+            let iosTokens = (0..<10).map { PipelineFixture.token(83_000 + $0) }
+            for index in 0..<10 {
+                try await fixture.publish(#"{"id":"android-\#(index)","app":"android","tokens":["\#(androidTokens[index])"],"payload":{"data":{"n":"\#(index)"}}}"#)
+                try await fixture.publish(#"{"id":"ios-\#(index)","app":"default","tokens":["\#(iosTokens[index])"],"payload":{"aps":{"alert":"x"}}}"#)
+            }
+            try await waitUntil("every APNs job is delivered while the FCM app is held", timeout: .seconds(60)) {
+                Set(fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)).count == 10
+            }
+            let worker = try #require(fixture.worker)
+            try await waitUntil("the FCM app is paused", timeout: .seconds(30)) {
+                worker.status.snapshot.credentialProblems["android"] != nil
+            }
+            #expect(!web.fcm.received().contains { $0.status == 200 }, "nothing of the FCM app got through")
+            #expect(worker.status.snapshot.credentialProblems["default"] == nil)
+
+            web.fcm.setServiceAccountRevoked(false)
+            try await waitUntil("every held FCM job is delivered", timeout: .seconds(90)) {
+                Set(web.fcm.received().filter { $0.status == 200 }.map(\.token)).count == 10
+            }
+            #expect(web.fcm.received().filter { $0.status == 200 }.count == 10, "each once")
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" && $0.string("app") == "android" }.count >= 10
             }
             #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
         }
