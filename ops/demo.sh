@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The end-to-end demo on local defaults: installs what is missing, builds, starts RabbitMQ and
-# Redis (loopback), the APNs sandbox, its Web Push service and one worker serving an APNs app and a
-# Web Push app, publishes example jobs from Python, the shell and the CLI, and shows the
-# notifications arriving at the sandboxes (Web Push messages decrypted) and the events coming back.
+# Redis (loopback), the APNs sandbox with its FCM and Web Push services, and one worker serving an
+# APNs app, an FCM app and a Web Push app; publishes example jobs from Python, the shell and the
+# CLI, and shows the notifications arriving at the sandboxes (Web Push messages decrypted) and the
+# events coming back.
 # Everything it started is stopped at the end (RabbitMQ/Redis only if it started them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,12 +26,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== starting the APNs sandbox on 127.0.0.1:2197 and its Web Push service on 127.0.0.1:8443 (each prints what it accepts)"
-"$bin" sandbox --port 2197 --webpush-port 8443 --state-directory "$state/sandbox" --log-notifications \
+echo "== starting the sandbox: APNs on 127.0.0.1:2197, FCM (with its OAuth token endpoint) on :2198, Web Push on :8443"
+"$bin" sandbox --port 2197 --fcm-port 2198 --webpush-port 8443 --state-directory "$state/sandbox" --log-notifications \
   --rule '{"token":"'"$(printf 'dead%.0s' {1..16})"'","status":410,"reason":"Unregistered"}' \
   --rule '{"tokenPrefix":"5035","status":503,"reason":"ServiceUnavailable","times":1}' &
 pids+=($!)
-for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && port_open 8443 && break; sleep 0.1; done
+for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && port_open 2198 && port_open 8443 && break; sleep 0.1; done
 
 echo "== a VAPID key pair for the Web Push app (pushworker webpush keys): browsers subscribe with the public key"
 eval "$("$bin" webpush keys --shell)"
@@ -55,6 +56,11 @@ apps:
       key_file: $state/sandbox/token-key.p8
       key_id: SANDBOXKEY
       team_id: SANDBOXTM1
+  - name: android
+    platform: fcm
+    service_account: {file: $state/sandbox/fcm-service-account.json}   # the sandbox's; Google's console gives yours
+    url: https://127.0.0.1:2198          # the sandbox instead of fcm.googleapis.com
+    ca_file: $state/sandbox/ca.pem
   - name: web
     platform: webpush                    # each subscription's endpoint names its push service
     ca_file: $state/sandbox/ca.pem       # the sandbox's push service
@@ -89,11 +95,18 @@ for s in json.load(sys.stdin): print(s["endpoint"] + "#p256dh=" + s["keys"]["p25
 gone_id=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)[2]["id"])' <<<"$subscriptions")
 curl -sS --cacert "$state/sandbox/ca.pem" -X DELETE "https://127.0.0.1:8443/_sandbox/webpush/subscriptions/$gone_id" >/dev/null
 "$bin" groups add web readers --platform webpush "${browser[1]}"
+echo "== an Android group: FCM registration tokens; the sandbox answers UNREGISTERED for the one starting with gone-"
+curl -sS --cacert "$state/sandbox/ca.pem" -X PUT https://127.0.0.1:2198/_sandbox/rules \
+  -d '[{"tokenPrefix":"gone-","status":404,"reason":"UNREGISTERED"}]' >/dev/null
+"$bin" groups add android phones --platform fcm "fcm-token-of-a-pixel-0123456789abcdef" "gone-fcm-token-0123456789abcdef"
 echo "== publishing jobs"
 /usr/bin/python3 examples/python/publish_job.py "$good" "$dead" --group news --alert "Hello from Python"
 examples/shell/publish_job.sh "$flaky" "Hello from the shell (first attempt gets 503, the retry succeeds)"
 "$bin" send --token "$good" --alert "Hello from pushworker send" --priority 5
 amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json -b '{"tokens":["not-a-token"],"payload":{}}'
+# The same job shape for the FCM app: its devices are registration tokens, its payload FCM's message without the token.
+amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json \
+  -b '{"app":"android","tokens":["fcm-token-of-a-galaxy-0123456789abcdef"],"groups":["phones"],"priority":10,"expiration":"+3600","payload":{"notification":{"title":"Hello from FCM","body":"to every Android phone"},"data":{"story":"42"}}}'
 # The same job shape for the Web Push app: its devices are subscriptions, its payload what the browser's service worker gets.
 amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application/json \
   -b '{"app":"web","tokens":["'"${browser[0]}"'","'"${browser[2]}"'"],"groups":["readers"],"priority":10,"collapse_id":"greeting","payload":{"title":"Hello from Web Push","body":"encrypted for each browser"}}'
@@ -101,6 +114,9 @@ amqp-publish -u amqp://guest:guest@127.0.0.1:5672 -r push.jobs -p -C application
 sleep 8
 # The subscriber stops by itself (--seconds); if it failed, the application's side of the demo is broken.
 if ! wait "$subscriber"; then echo "ops/demo: the event subscriber failed (see above)" >&2; exit 1; fi
-echo "== done: the sandbox lines above are the notifications APNs would have delivered and the Web Push"
-echo "   messages as the browsers decrypted them (the unsubscribed one is a token.invalid event); the"
-echo "   subscriber lines are the events your application receives. A rejected job is in push.jobs.dead."
+echo "== what the FCM sandbox accepted (its record, as JSON lines)"
+curl -sS --cacert "$state/sandbox/ca.pem" https://127.0.0.1:2198/_sandbox/received | cut -c1-160
+echo "== done: the sandbox lines above are the notifications APNs would have delivered, what FCM"
+echo "   accepted, and the Web Push messages as the browsers decrypted them (the unsubscribed browser and"
+echo "   the unregistered phone are token.invalid events); the subscriber lines are the events your"
+echo "   application receives. A rejected job is in push.jobs.dead."
