@@ -85,6 +85,8 @@ good=$(printf '0123456789abcdef%.0s' {1..4})
 dead=$(printf 'dead%.0s' {1..16})
 flaky=5035$(printf 'ab%.0s' {1..30})
 echo "== a group of three devices in Redis"
+# A rerun starts from empty groups: subscriptions of an earlier run's sandbox would be 404s now.
+redis-cli -h 127.0.0.1 -p 6379 DEL group:default:news group:web:readers group:android:phones >/dev/null
 "$bin" groups add default news "$good" "$(printf 'a1%.0s' {1..32})" "$(printf 'b2%.0s' {1..32})"
 echo "== three browser subscriptions, made by the Web Push sandbox as pushManager.subscribe() would; the third unsubscribes"
 subscriptions=$(curl -sS --cacert "$state/sandbox/ca.pem" -X POST https://127.0.0.1:8443/_sandbox/webpush/subscriptions \

@@ -10,6 +10,8 @@ extension SandboxCommand {
         var configuration = apns
         configuration.port = port
         configuration.rules = []
+        // FCM's own limit: about 100 streams per connection, enforced with GOAWAY.
+        configuration.maxConcurrentStreams = 100
         var fcm = FCMSandboxConfiguration()
         fcm.projectID = fcmProjectID
         let sandbox = FCMSandbox(configuration: configuration, fcm: fcm, logger: logger)

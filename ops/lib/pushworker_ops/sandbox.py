@@ -10,6 +10,7 @@ from .processes import log_tail, spawn, stop
 
 LISTENING = re.compile(rb"APNs sandbox listening on https://\S+:(\d+)")
 WEBPUSH_LISTENING = re.compile(rb"Web Push sandbox listening on https://\S+:(\d+)")
+FCM_LISTENING = re.compile(rb"FCM sandbox listening on https://\S+:(\d+)")
 
 
 class Sandbox:
@@ -21,6 +22,7 @@ class Sandbox:
         self.process = None
         self.port = None
         self.webpush_port = None
+        self.fcm_port = None
 
     def start(self, same_port=False, timeout=120, rules=(), go_away_every=None):
         """Starts it on a free port, or with same_port on the one it had (a restart: the workers
@@ -29,6 +31,7 @@ class Sandbox:
         the moment the port opens must not meet a sandbox that accepts every token."""
         port = self.port if same_port and self.port else 0
         webpush_port = self.webpush_port if same_port and self.webpush_port else 0
+        fcm_port = self.fcm_port if same_port and self.fcm_port else 0
         self.port = None
         logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
         options = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
@@ -36,8 +39,8 @@ class Sandbox:
             options += ["--rule", json.dumps(rule)]
         if go_away_every is not None:
             options += ["--go-away-every", str(go_away_every)]
-        # Its Web Push service too, on a port of its own (ops/faults' webpush-429).
-        options += ["--webpush-port", str(webpush_port)]
+        # Its Web Push and FCM services too, each on a port of its own (ops/faults' webpush-429, fcm-goaway).
+        options += ["--webpush-port", str(webpush_port), "--fcm-port", str(fcm_port)]
         self.process = spawn(self.name, [self.binary, "sandbox", "--port", str(port), "--state-directory", str(self.state),
                                          *options, "--log-level", "warning"],
                              self.log_path, env=self.env, new_session=self.new_session)
@@ -46,10 +49,11 @@ class Sandbox:
             with open(self.log_path, "rb") as log:
                 log.seek(logged_before)
                 text = log.read()
-            match, webpush = LISTENING.search(text), WEBPUSH_LISTENING.search(text)
-            if match and webpush:
+            match, webpush, fcm = LISTENING.search(text), WEBPUSH_LISTENING.search(text), FCM_LISTENING.search(text)
+            if match and webpush and fcm:
                 self.port = int(match.group(1))
                 self.webpush_port = int(webpush.group(1))
+                self.fcm_port = int(fcm.group(1))
                 break
             if self.process.poll() is not None or time.monotonic() > deadline:
                 if port:
@@ -60,6 +64,8 @@ class Sandbox:
             time.sleep(0.1)
         self.url = f"https://127.0.0.1:{self.port}"
         self.webpush_url = f"https://127.0.0.1:{self.webpush_port}"
+        self.fcm_url = f"https://127.0.0.1:{self.fcm_port}"
+        self.fcm_service_account = str(self.state / "fcm-service-account.json")
         self.ca = str(self.state / "ca.pem")
         self.key = str(self.state / "token-key.p8")
 
@@ -90,6 +96,16 @@ class Sandbox:
             input=(json.dumps(body).encode() if body is not None else None), capture_output=True)
         if out.returncode != 0:
             raise OpsError(f"web push sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
+        return out.stdout.decode()
+
+    def fcm_control(self, method, path, body=None):
+        """A request to the FCM service's /_sandbox/<path>; the answer's text."""
+        out = subprocess.run(
+            ["curl", "-sS", "--http2", "--max-time", "30", "--cacert", self.ca, "-X", method, f"{self.fcm_url}/_sandbox/{path}"]
+            + (["--data-binary", "@-"] if body is not None else []),
+            input=(json.dumps(body).encode() if body is not None else None), capture_output=True)
+        if out.returncode != 0:
+            raise OpsError(f"FCM sandbox control {method} {path} failed: {out.stderr.decode().strip()}")
         return out.stdout.decode()
 
     def webpush_stats(self):
