@@ -12,12 +12,15 @@ public final class WebPushClient: PushTransport {
     private let pools: WebPushOriginPools
     private let encryptors = WebPushEncryptorPool()
     private let vapid: VAPIDTokenCache
+    /// What a VAPID refusal tells the operator to check; made once, not per message.
+    private let credentialsHint: String
     private let logger: Logger
 
     public init(configuration: WebPushConfiguration, logger: Logger) {
         self.configuration = configuration
         self.pools = WebPushOriginPools(configuration: configuration, logger: logger)
         self.vapid = VAPIDTokenCache(key: configuration.vapidKey, subject: configuration.subject)
+        self.credentialsHint = configuration.credentialsHint
         self.logger = logger
     }
 
@@ -46,7 +49,7 @@ public final class WebPushClient: PushTransport {
             headers = WebPushRequestHeaders.fields(options: job.webPush, expiration: job.expiration, now: now,
                                                    authorization: try vapid.authorizationHeader(for: origin))
         } catch {
-            completion(Self.unsendable(error, hint: configuration.credentialsHint))
+            completion(Self.unsendable(error, hint: credentialsHint))
             return
         }
         guard let client = pools.acquire(origin) else {
@@ -54,7 +57,7 @@ public final class WebPushClient: PushTransport {
             return
         }
         let path = WebPushEndpointOrigin.path(of: device.identity)
-        let pools = pools, hint = configuration.credentialsHint
+        let pools = pools, hint = credentialsHint
         client.send(headers: client.sharedHeaders(method: "POST", headers: headers), path: path, body: body) { result in
             pools.finished(origin)
             switch result {
