@@ -12,6 +12,8 @@ let package = Package(
         // hiredis, whose reply reader FuzzRedisReply feeds directly.
         .library(name: "PushCore", targets: ["PushCore"]),
         .library(name: "APNsCore", targets: ["APNsCore"]),
+        .library(name: "FCMCore", targets: ["FCMCore"]),
+        .library(name: "WebPushCore", targets: ["WebPushCore"]),
         .library(name: "AMQP", targets: ["AMQP"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),

@@ -12,6 +12,10 @@ import PackageDescription
 
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzJobParser", [.product(name: "PushCore", package: "Pushworker"), .product(name: "APNsCore", package: "Pushworker")]),
+    ("FuzzPlatformJobParser", [
+        .product(name: "PushCore", package: "Pushworker"), .product(name: "APNsCore", package: "Pushworker"),
+        .product(name: "FCMCore", package: "Pushworker"), .product(name: "WebPushCore", package: "Pushworker"),
+    ]),
     ("FuzzJSONParser", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzJSONWriterRoundTrip", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzDeviceToken", [.product(name: "PushCore", package: "Pushworker")]),
