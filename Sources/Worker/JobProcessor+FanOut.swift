@@ -4,8 +4,6 @@ import Redis
 
 /// Group expansion and the split of large fan-outs into chunk jobs.
 extension JobProcessor {
-    /// The devices to send here (few enough for one round), or nil when the delivery is already
-    /// taken care of: split into chunk jobs and settled, or deferred because Redis is unavailable.
     /// The rules of the job's app. The job entered the roster's generation it was read in, so its
     /// app is there until it settles, even across a reload; the default platform only as a last
     /// resort, whose misreadings are reported per member (never sent).
@@ -13,6 +11,8 @@ extension JobProcessor {
         roster.app(job.app)?.rules ?? parser.rules
     }
 
+    /// The devices to send here (few enough for one round), or nil when the delivery is already
+    /// taken care of: split into chunk jobs and settled, or deferred because Redis is unavailable.
     func fanOut(_ job: PushJob, delivery: AMQPDelivery, settlement: inout Settlement,
                 started: ContinuousClock.Instant, log: JobLog) async -> [DeviceToken]? {
         let logger = log.logger
@@ -24,6 +24,16 @@ extension JobProcessor {
         let missing: [String]
         func publishChunk(_ devices: [DeviceToken]) async throws(AMQPError) {
             let chunk = job.derived(tokens: devices, attempts: job.attempts, chunk: chunkCount)
+            let body = chunk.encoded()
+            // Other platforms' devices are longer than an APNs token (a Web Push subscription up to
+            // ~2 KB, an FCM token up to 4 KB): a chunk over the worker's own message limit would be
+            // rejected by the worker and its devices lost, so it goes out as two halves instead. The
+            // split depends only on the devices, so a redelivered fan-out marks the same chunks.
+            if body.count > configuration.maxMessageBytes, devices.count > 1 {
+                try await publishChunk(Array(devices[..<(devices.count / 2)]))
+                try await publishChunk(Array(devices[(devices.count / 2)...]))
+                return
+            }
             chunkCount += 1
             let digest = ChunkMarkers.digest(devices)
             // Redelivered: the chunks an earlier delivery had confirmed are already queued.
@@ -32,7 +42,7 @@ extension JobProcessor {
             // one chunk queued but unnoted, so a redelivered fan-out repeats at most one chunk
             // (with the chunk jobs in flight: --prefetch x --chunk-size devices per crash).
             let message = ResultPublisher.Message(
-                exchange: "", routingKey: configuration.bulkQueue, body: chunk.encoded(),
+                exchange: "", routingKey: configuration.bulkQueue, body: body,
                 properties: Self.jobProperties(id: job.id), mandatory: true, confirmed: { markers.confirmed(digest) })
             guard await results.publish([message], logger: logger) else {
                 throw AMQPError(code: .shutdown, message: "shut down while publishing chunk jobs")

@@ -19,6 +19,7 @@ struct MixedFleetTests {
     }
 
     static func withMixedFleet(credentialsRetryInterval: Duration = .seconds(60), retryDelays: [Duration] = [.milliseconds(300), .milliseconds(300)],
+                               configure: (inout WorkerConfiguration) -> Void = { _ in },
                                _ body: (PipelineFixture, WebPushWorld) async throws -> Void) async throws {
         try await PipelineFixture.with { fixture in
             let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
@@ -42,6 +43,7 @@ struct MixedFleetTests {
             android.extraCAFile = fcm.material.caCertificateFile
             configuration.fcmApps = ["android": android]
             configuration.credentialsRetryInterval = credentialsRetryInterval
+            configure(&configuration)
             try fixture.startWorker(configuration)
             do {
                 try await body(fixture, WebPushWorld(sandbox: sandbox, key: key, fcm: fcm))
@@ -231,6 +233,31 @@ struct MixedFleetTests {
                 events.filter { $0.routingKey == "job.completed" && $0.string("app") == "android" }.count >= 10
             }
             #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
+        }
+    }
+
+    /// FCM tokens may be 4 KB, far longer than an APNs token: a fan-out chunk of them can exceed the
+    /// worker's own message limit. Such a chunk goes out in halves, so that no chunk job is rejected
+    /// by the worker that reads it and every device is delivered once.
+    @Test func chunksOfLongDevicesStayWithinTheMessageLimit() async throws {
+        try await Self.withMixedFleet(configure: { configuration in
+            configuration.chunkSize = 100
+            configuration.maxMessageBytes = 64 * 1024
+        }) { fixture, web in
+            let tokens = (0..<300).map { "long-\(fixture.name)-\($0)-" + String(repeating: "L", count: 2000) }
+            _ = try await fixture.redis.setAdd(key: "\(fixture.groupPrefix)android:everyone", members: tokens)
+            try await fixture.publish(#"{"id":"android-big","app":"android","groups":["everyone"],"payload":{"data":{"n":"1"}}}"#)
+            try await waitUntil("every long token is delivered", timeout: .seconds(90)) {
+                Set(web.fcm.received().filter { $0.status == 200 }.map(\.token)).count == tokens.count
+            }
+            #expect(web.fcm.received().filter { $0.status == 200 }.count == tokens.count, "each once")
+            let events = try await fixture.events { events in
+                events.filter { $0.routingKey == "job.completed" }.reduce(0) { $0 + ($1.int("sent") ?? 0) } >= tokens.count
+            }
+            #expect(!events.contains { $0.routingKey == "job.rejected" }, "no chunk job over the limit")
+            let parent = try #require(events.first { $0.routingKey == "job.completed" && ($0.int("chunks") ?? 0) > 0 })
+            #expect((parent.int("chunks") ?? 0) > 3, "chunks of 100 long tokens went out in smaller pieces")
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
         }
     }
 }
