@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
   int target##_main(int argc, char **argv) { return LLVMFuzzerRunDriver(&argc, &argv, LLVMFuzzerTestOneInput); }
 
 PUSHWORKER_FUZZ_ENTRY(FuzzJobParser)
+PUSHWORKER_FUZZ_ENTRY(FuzzPlatformJobParser)
 PUSHWORKER_FUZZ_ENTRY(FuzzJSONParser)
 PUSHWORKER_FUZZ_ENTRY(FuzzJSONWriterRoundTrip)
 PUSHWORKER_FUZZ_ENTRY(FuzzDeviceToken)
