@@ -42,38 +42,10 @@ final class P256Key: @unchecked Sendable {
     static let uncompressedPointLength = 65
     static let scalarLength = 32
 
-    /// A subscription's `p256dh`, or nil when the bytes are not a point on P-256: OpenSSL checks the
-    /// coordinates are below the field prime and satisfy the curve equation when it sets them.
+    /// A subscription's `p256dh`, or nil when the bytes are not a point on P-256: OpenSSL's import
+    /// checks the coordinates are below the field prime and satisfy the curve equation.
     static func publicKey(uncompressed point: [UInt8]) throws(WebPushError) -> P256Key? {
         guard point.count == uncompressedPointLength, point.first == 0x04 else { return nil }
-        guard let template = groupTemplate else { return try publicKeyFromName(uncompressed: point) }
-        guard let key = EVP_PKEY_new() else { throw libraryError("out of memory") }
-        guard EVP_PKEY_copy_parameters(key, template.raw) == 1 else {
-            EVP_PKEY_free(key)
-            throw libraryError("cannot copy the P-256 group")
-        }
-        let status = point.withUnsafeBufferPointer { EVP_PKEY_set1_encoded_public_key(key, $0.baseAddress, $0.count) }
-        guard status == 1 else {
-            EVP_PKEY_free(key)
-            // Not on the curve: the caller says which field; OpenSSL's reason adds nothing to it.
-            ERR_clear_error()
-            return nil
-        }
-        return P256Key(taking: key)
-    }
-
-    /// A P-256 key whose group new keys copy. Building the group from its name for every key cost
-    /// ~135,000 instructions of a Web Push message's ~1.7 million (callgrind of ops/bench-platforms:
-    /// EC_GROUP_new_by_curve_name_ex, BN_MONT_CTX_set); copying it costs a fraction of that. Only
-    /// read once made, which OpenSSL allows from several threads.
-    static let groupTemplate: P256Key? = {
-        guard let context = try? makeNamedKeyGenerationContext() else { return nil }
-        defer { EVP_PKEY_CTX_free(context) }
-        return try? generate(with: context)
-    }()
-
-    /// The import by the group's name, for when no template could be made.
-    private static func publicKeyFromName(uncompressed point: [UInt8]) throws(WebPushError) -> P256Key? {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw libraryError("cannot create an EC key context") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_fromdata_init(context) == 1 else { throw libraryError("cannot start an EC key import") }
@@ -87,6 +59,7 @@ final class P256Key: @unchecked Sendable {
             return EVP_PKEY_fromdata(context, &key, pw_EVP_PKEY_PUBLIC_KEY(), &params)
         }
         guard status == 1, let key else {
+            // Not on the curve: the caller says which field; OpenSSL's reason adds nothing to it.
             ERR_clear_error()
             return nil
         }
@@ -145,19 +118,8 @@ final class P256Key: @unchecked Sendable {
         return P256Key(taking: key)
     }
 
-    /// An EVP_PKEY_CTX set up for P-256 key generation; the caller frees it. It generates from the
-    /// group template (see `groupTemplate`), else by the group's name.
+    /// An EVP_PKEY_CTX set up for P-256 key generation; the caller frees it.
     fileprivate static func makeKeyGenerationContext() throws(WebPushError) -> OpaquePointer {
-        guard let template = groupTemplate else { return try makeNamedKeyGenerationContext() }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, template.raw, nil) else { throw libraryError("cannot create an EC key context") }
-        guard EVP_PKEY_keygen_init(context) == 1 else {
-            EVP_PKEY_CTX_free(context)
-            throw libraryError("cannot set up P-256 key generation")
-        }
-        return context
-    }
-
-    private static func makeNamedKeyGenerationContext() throws(WebPushError) -> OpaquePointer {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw libraryError("cannot create an EC key context") }
         var params = [
             OSSL_PARAM_construct_utf8_string(ParamName.groupName.cString, ParamName.prime256v1.mutableCString, 0),
