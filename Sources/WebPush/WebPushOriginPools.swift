@@ -21,6 +21,9 @@ final class WebPushOriginPools: Sendable {
         var pools: [WebPushEndpointOrigin: Pool] = [:]
         var uses: UInt64 = 0
         var closed = false
+        /// Pools taken out over the bound: closed by `shutdown`, which waits for their threads
+        /// (a client dropped without it stops its thread unwaited, which must not race the exit).
+        var retired: [HTTP2Client] = []
     }
 
     private let configuration: WebPushConfiguration
@@ -35,21 +38,20 @@ final class WebPushOriginPools: Sendable {
     /// The pool for `origin`, counted as one more request in flight until `finished(origin)`;
     /// nil once shut down.
     func acquire(_ origin: WebPushEndpointOrigin) -> HTTP2Client? {
-        let (client, evicted) = state.withLockedValue { state -> (HTTP2Client?, [HTTP2Client]) in
-            guard !state.closed else { return (nil, []) }
+        state.withLockedValue { state -> HTTP2Client? in
+            guard !state.closed else { return nil }
             state.uses &+= 1
             if var pool = state.pools[origin] {
                 pool.lastUse = state.uses
                 pool.inFlight += 1
                 state.pools[origin] = pool
-                return (pool.client, [])
+                return pool.client
             }
             let client = HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger)
             state.pools[origin] = Pool(client: client, lastUse: state.uses, inFlight: 1)
-            return (client, Self.evictIdle(from: &state, keeping: configuration.maxOrigins))
+            state.retired += Self.evictIdle(from: &state, keeping: configuration.maxOrigins)
+            return client
         }
-        for pool in evicted { Task { await pool.shutdown() } }
-        return client
     }
 
     func finished(_ origin: WebPushEndpointOrigin) {
@@ -58,7 +60,8 @@ final class WebPushOriginPools: Sendable {
         }
     }
 
-    /// Over the bound: the least recently used pools with nothing in flight leave.
+    /// Over the bound: the least recently used pools with nothing in flight leave (their idle
+    /// connections close by themselves; `minConnections` is 0).
     private static func evictIdle(from state: inout State, keeping bound: Int) -> [HTTP2Client] {
         guard state.pools.count > bound else { return [] }
         let idle = state.pools.filter { $0.value.inFlight == 0 }.sorted { $0.value.lastUse < $1.value.lastUse }
@@ -118,8 +121,11 @@ final class WebPushOriginPools: Sendable {
     func shutdown() async {
         let all = state.withLockedValue { state -> [HTTP2Client] in
             state.closed = true
-            defer { state.pools = [:] }
-            return state.pools.values.map(\.client)
+            defer {
+                state.pools = [:]
+                state.retired = []
+            }
+            return state.pools.values.map(\.client) + state.retired
         }
         for client in all { await client.shutdown() }
     }
