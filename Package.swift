@@ -158,13 +158,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
+        // The pinned Python peers (ops/python-peers.sh) for the tests that check against code not ours.
+        .target(name: "PythonPeer", path: "Tests/PythonPeer", swiftSettings: strict),
         .testTarget(name: "WebPushTests", dependencies: [
+            "PythonPeer",
             "WebPush", "WebPushCore", "Sandbox", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "FCMTests", dependencies: [
-            "FCM", "FCMCore", "PushCore", "PushTransport", "HTTP2", "Sandbox",
+            "PythonPeer", "FCM", "FCMCore", "PushCore", "PushTransport", "HTTP2", "Sandbox",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import Foundation
+import PythonPeer
 import Testing
 @testable import FCM
 

@@ -1,6 +1,7 @@
 import FCM
 import Foundation
 import HTTP2
+import PythonPeer
 import Sandbox
 import Testing
 

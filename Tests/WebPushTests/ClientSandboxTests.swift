@@ -3,6 +3,7 @@ import HTTP2
 import Logging
 import PushCore
 import PushTransport
+import PythonPeer
 import Sandbox
 import Testing
 import WebPush

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PythonPeer
 import Testing
 import WebPush
 
