@@ -61,6 +61,26 @@ import Testing
         #expect(outcome.output.contains("\(path):11: apps[0].token.key_id: expected 10 characters, got \"ABC\""))
     }
 
+    /// A service-account file that is not one (here a user's OAuth credentials, the usual mix-up)
+    /// stops `run` before it connects anywhere, naming the file's line, the field and the member.
+    @Test func aBadFCMServiceAccountDoesNotStart() throws {
+        let account = NSTemporaryDirectory() + "pushworker-sa-\(UUID().uuidString.prefix(8)).json"
+        try #"{"type":"authorized_user","client_id":"x.apps.googleusercontent.com","refresh_token":"r"}"#
+            .write(toFile: account, atomically: true, encoding: .utf8)
+        let path = try Self.file("""
+            apps:
+              - name: android
+                platform: fcm
+                service_account: {file: \(account)}
+            """)
+        defer { try? FileManager.default.removeItem(atPath: account); try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try CommandLineTests.run(["run", "--config", path])
+        #expect(outcome.status != 0)
+        #expect(outcome.output.contains("\(path):4: apps[0].service_account: not a usable service-account key file"), "\(outcome.output)")
+        #expect(outcome.output.contains("type"), "names the member at fault: \(outcome.output)")
+        #expect(!outcome.output.contains("refresh_token\":\"r"), "never echoes the file")
+    }
+
     @Test func runWithAFileRefusesTheOneAppOptions() throws {
         let key = try CommandLineTests.tokenKey()
         let path = try Self.file(Self.app(key: key))
