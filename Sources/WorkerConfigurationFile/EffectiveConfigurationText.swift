@@ -56,18 +56,29 @@ public enum EffectiveConfigurationText {
             }
             lines.append("    topic: \(apns.topic.map(quoted) ?? "~")")
             lines.append(contentsOf: credentialLines(app.credentials))
-            lines.append("    max_connections: \(apns.maxConnections)")
-            lines.append("    max_streams: \(apns.maxStreamsPerConnection)")
-            if let rate = apns.maxNotificationsPerSecondPerConnection { lines.append("    notifications_per_second: \(rate)") }
-            lines.append("    prune_invalid_tokens: \(apns.pruneInvalidTokens)")
-            lines.append("    ping_interval: \(DurationText.format(apns.idlePingInterval))")
-            lines.append("    idle_timeout: \(DurationText.format(apns.idleConnectionTimeout))")
-            lines.append("    request_timeout: \(DurationText.format(apns.requestTimeout))")
-            lines.append("    connect_timeout: \(DurationText.format(apns.connectTimeout))")
-            if let caFile = apns.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
-            if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
+            lines.append(contentsOf: connectionLines(apns, .apns, app: app))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The connection settings every platform's app has, read where that platform keeps them.
+    static func connectionLines<Configuration>(_ configuration: Configuration, _ keys: ConnectionSettingKeys<Configuration>,
+                                               app: AppEntry) -> [String] {
+        var lines = [
+            "    max_connections: \(configuration[keyPath: keys.maxConnections])",
+            "    max_streams: \(configuration[keyPath: keys.maxStreams])",
+        ]
+        if let rateKey = keys.notificationsPerSecond, let rate = configuration[keyPath: rateKey] {
+            lines.append("    notifications_per_second: \(rate)")
+        }
+        lines.append("    prune_invalid_tokens: \(configuration[keyPath: keys.pruneInvalidTokens])")
+        lines.append("    ping_interval: \(DurationText.format(configuration[keyPath: keys.pingInterval]))")
+        lines.append("    idle_timeout: \(DurationText.format(configuration[keyPath: keys.idleTimeout]))")
+        lines.append("    request_timeout: \(DurationText.format(configuration[keyPath: keys.requestTimeout]))")
+        lines.append("    connect_timeout: \(DurationText.format(configuration[keyPath: keys.connectTimeout]))")
+        if let caFile = configuration[keyPath: keys.extraCAFile] { lines.append("    ca_file: \(quoted(caFile))") }
+        if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
+        return lines
     }
 
     static func fcmLines(_ app: AppEntry, _ fcm: FCMConfiguration) -> [String] {
@@ -75,16 +86,7 @@ public enum EffectiveConfigurationText {
         lines.append(contentsOf: credentialLines(app.credentials))
         lines.append("    # \(fcm.serviceAccount)")
         if let url = fcm.url { lines.append("    url: \(quoted(url))") }
-        lines.append("    max_connections: \(fcm.maxConnections)")
-        lines.append("    max_streams: \(fcm.maxStreamsPerConnection)")
-        lines.append("    prune_invalid_tokens: \(fcm.pruneInvalidTokens)")
-        lines.append("    ping_interval: \(DurationText.format(fcm.idlePingInterval))")
-        lines.append("    idle_timeout: \(DurationText.format(fcm.idleConnectionTimeout))")
-        lines.append("    request_timeout: \(DurationText.format(fcm.requestTimeout))")
-        lines.append("    connect_timeout: \(DurationText.format(fcm.connectTimeout))")
-        if let caFile = fcm.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
-        if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
-        return lines
+        return lines + connectionLines(fcm, .fcm, app: app)
     }
 
     static func webPushLines(_ app: AppEntry, _ webPush: WebPushConfiguration) -> [String] {
@@ -92,17 +94,7 @@ public enum EffectiveConfigurationText {
         lines.append(contentsOf: credentialLines(app.credentials))
         lines.append("      public_key: \(quoted(webPush.vapidKey.publicKeyBase64URL))")
         lines.append("    max_origins: \(webPush.maxOrigins)")
-        lines.append("    max_connections: \(webPush.maxConnectionsPerOrigin)")
-        lines.append("    max_streams: \(webPush.maxStreamsPerConnection)")
-        if let rate = webPush.maxNotificationsPerSecondPerConnection { lines.append("    notifications_per_second: \(rate)") }
-        lines.append("    prune_invalid_tokens: \(webPush.pruneInvalidTokens)")
-        lines.append("    ping_interval: \(DurationText.format(webPush.idlePingInterval))")
-        lines.append("    idle_timeout: \(DurationText.format(webPush.idleConnectionTimeout))")
-        lines.append("    request_timeout: \(DurationText.format(webPush.requestTimeout))")
-        lines.append("    connect_timeout: \(DurationText.format(webPush.connectTimeout))")
-        if let caFile = webPush.extraCAFile { lines.append("    ca_file: \(quoted(caFile))") }
-        if let proxy = app.proxy { lines.append("    proxy: \(quoted(maskingPassword(in: proxy)))") }
-        return lines
+        return lines + connectionLines(webPush, .webPush, app: app)
     }
 
     static func credentialLines(_ credentials: AppEntry.Credentials) -> [String] {
