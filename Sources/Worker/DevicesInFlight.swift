@@ -1,7 +1,7 @@
 import NIOConcurrencyHelpers
 
-/// Notifications in flight to APNs: the unit of flow control. The budget is what APNs allows now
-/// (the pools' live stream capacity: connections × SETTINGS_MAX_CONCURRENT_STREAMS), capped by
+/// Notifications in flight to the platforms: the unit of flow control. The budget is what they
+/// allow now (the pools' live stream capacity: connections × SETTINGS_MAX_CONCURRENT_STREAMS), capped by
 /// `--max-in-flight`. A round starts sending only while the budget has room, and gives its share
 /// back when its last answer is in; so one-device jobs (a large prefetch) and 1,000-device chunk
 /// jobs both keep the pipe full while the requests held stay bounded.

@@ -24,8 +24,8 @@ public struct WorkerConfiguration: Sendable {
     public var prefetch: UInt16 = 100
     /// Size the prefetch from the jobs as they arrive (`PrefetchTuner`; `--prefetch auto`).
     public var tunesPrefetch = true
-    /// Notifications in flight to APNs at once, across jobs: the unit of flow control. APNs
-    /// allows about 1,000 streams per connection; 4 connections by default.
+    /// Notifications in flight at once, across jobs, apps and platforms: the unit of flow control.
+    /// APNs allows about 1,000 streams per connection; 4 connections by default.
     public var maxInFlight = 4000
     /// Fan-outs larger than this are split into chunk jobs of at most this many devices.
     public var chunkSize = 1000

@@ -12,7 +12,7 @@ struct WorkerOptions: ParsableArguments {
 
     @Option(help: "Jobs held unacked at once: auto (sized from the jobs' devices and bytes, 10…1000; starts at 100) or a number. Default auto. [env PUSHWORKER_PREFETCH]")
     var prefetch: String?
-    @Option(help: "Notifications in flight to APNs at once, across jobs: jobs wait for room (flow control by devices, not jobs). Default \(Defaults.worker.maxInFlight). [env PUSHWORKER_MAX_IN_FLIGHT]")
+    @Option(help: "Notifications in flight at once, across jobs, apps and platforms: jobs wait for room (flow control by devices, not jobs). Default \(Defaults.worker.maxInFlight). [env PUSHWORKER_MAX_IN_FLIGHT]")
     var maxInFlight: Int?
     @Option(help: "Fan-outs above this many devices are split into chunk jobs. Default \(Defaults.worker.chunkSize). [env PUSHWORKER_CHUNK_SIZE]")
     var chunkSize: Int?
