@@ -64,6 +64,8 @@ public struct ConfigurationFile: Sendable, Equatable {
     public var apps: [AppEntry]
     /// The line of each field path (`worker.prefetch`, `apps[0].topic`).
     public var lines: [String: Int]
+    /// What `pushworker gateway` serves; nil when the file has no `gateway:` section.
+    public var gateway: GatewaySection?
 
     public init(path: String, settings: WorkerSettings = WorkerSettings(), apps: [AppEntry] = [], lines: [String: Int] = [:]) {
         self.path = path

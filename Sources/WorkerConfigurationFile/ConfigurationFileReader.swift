@@ -7,7 +7,7 @@ import Yams
 /// Reads the YAML file into a `ConfigurationFile`, checking keys, types and the rules that need
 /// nothing outside the file; every problem is reported, each with its line.
 public enum ConfigurationFileReader {
-    static let topKeys = ["amqp", "redis", "worker", "apps"]
+    static let topKeys = ["amqp", "redis", "worker", "apps", "gateway"]
     static let workerKeys = [
         "prefetch", "max_in_flight", "chunk_size", "retry_delays", "group_key_prefix", "max_message_bytes",
         "max_bytes_in_flight", "max_redeliveries", "completion_events", "shutdown_timeout",
@@ -59,6 +59,10 @@ public enum ConfigurationFileReader {
             file.apps = readApps(apps, reader: &reader)
         } else {
             reader.fail("apps", line: nil, "missing: list at least one app (name, platform, credentials)")
+        }
+        if let gateway = top["gateway"], let section = GatewaySectionReader.read(gateway, reader: &reader) {
+            GatewaySectionReader.check(section, apps: file.apps, reader: &reader)
+            file.gateway = section
         }
         file.lines = reader.lines
         guard reader.findings.isEmpty else { throw ConfigurationProblems(reader.findings) }

@@ -1,0 +1,159 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import PushCore
+import Redis
+import ServiceLifecycle
+
+/// `pushworker gateway`: jobs and group changes over HTTP, checked by the worker's own parser,
+/// published to the job queue with publisher confirms; answered only once the broker confirmed.
+public final class Gateway: Sendable {
+    let settings: GatewaySettings
+    let logger: Logger
+    let publisher: JobPublisher
+    let redis: RedisClient
+    let keyring: APIKeyring
+    let jobs: JobIntake
+    let groups: GroupIntake
+    let counters = GatewayCounters()
+
+    public init(settings: GatewaySettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        publisher = JobPublisher(configuration: settings.amqp, queue: settings.jobQueue, timeout: settings.publishTimeout, logger: logger)
+        redis = RedisClient(configuration: settings.redis, logger: logger)
+        keyring = APIKeyring(settings.apiKeys, defaultRate: settings.defaultRequestsPerSecond, defaultBurst: settings.defaultBurst)
+        jobs = JobIntake(apps: settings.apps)
+        groups = GroupIntake(redis: redis, apps: settings.apps, keyPrefix: settings.groupKeyPrefix)
+    }
+
+    /// Serves until SIGTERM or SIGINT, then finishes the requests in progress and closes.
+    /// `onListening` gets the HTTP port (the chosen one when the settings ask for 0).
+    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        publisher.start()
+        let router = Router(context: BasicRequestContext.self)
+        addRoutes(to: router)
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "pushworker"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        do {
+            try await app.runService()
+        } catch {
+            await publisher.shutdown()
+            throw error
+        }
+        await publisher.shutdown()
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        router.post("/v1/jobs") { request, _ in await self.respond { () throws(GatewayAnswer) in try await self.postJob(request) } }
+        router.post("/v1/groups/:app/:group") { request, context in
+            await self.respond { () throws(GatewayAnswer) in try await self.changeGroup(request, context: context, adding: true) }
+        }
+        router.delete("/v1/groups/:app/:group") { request, context in
+            await self.respond { () throws(GatewayAnswer) in try await self.changeGroup(request, context: context, adding: false) }
+        }
+        router.get("/healthz") { _, _ in await self.health().response }
+    }
+
+    func respond(_ handle: () async throws(GatewayAnswer) -> GatewayAnswer) async -> Response {
+        do { return try await handle().response } catch { return error.response }
+    }
+
+    // MARK: - Jobs and groups
+
+    /// The key a request presents, its rate checked: 401 without one, 429 over its rate.
+    func authorize(_ request: Request) throws(GatewayAnswer) -> APIKeyring.Key {
+        guard !keyring.isEmpty else { throw GatewayAnswer.noKeysConfigured }
+        guard let key = keyring.key(authorization: request.headers[.authorization]) else { throw GatewayAnswer.unauthorized }
+        if case let .refused(seconds) = keyring.take(for: key) { throw GatewayAnswer.rateLimited(retryAfter: seconds, key: key.name) }
+        return key
+    }
+
+    func body(of request: Request) async throws(GatewayAnswer) -> [UInt8] {
+        do {
+            let buffer = try await request.body.collect(upTo: settings.maxBodyBytes)
+            return Array(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw GatewayAnswer.error(413, "the body is larger than \(settings.maxBodyBytes) bytes (gateway.max_body_bytes)")
+        } catch {
+            throw GatewayAnswer.error(400, "the body could not be read: \(error)")
+        }
+    }
+
+    func postJob(_ request: Request) async throws(GatewayAnswer) -> GatewayAnswer {
+        let key = try authorize(request)
+        let body = try await body(of: request)
+        let accepted: JobIntake.Accepted
+        do { accepted = try jobs.check(body, key: key) } catch {
+            counters.add { $0.jobsRefused += 1 }
+            throw error
+        }
+        do { try await publisher.publish(body: body, id: accepted.id) } catch {
+            counters.add { $0.publishFailures += 1 }
+            logger.warning("gateway: job not published", metadata: ["job_id": "\(accepted.id)", "error": "\(error.message)"])
+            throw error
+        }
+        counters.add { $0.jobsAccepted += 1 }
+        return .json(202) { writer in
+            writer.field("id", accepted.id)
+            writer.field("app", accepted.app)
+            writer.field("queue", settings.jobQueue)
+        }
+    }
+
+    func changeGroup(_ request: Request, context: BasicRequestContext, adding: Bool) async throws(GatewayAnswer) -> GatewayAnswer {
+        let key = try authorize(request)
+        let app = context.parameters.get("app") ?? ""
+        let group = context.parameters.get("group") ?? ""
+        guard let platform = settings.apps[app] else {
+            throw GatewayAnswer.error(404, "unknown app \"\(app)\" (this gateway knows: \(settings.apps.keys.sorted().joined(separator: ", ")))")
+        }
+        guard key.allows(app: app) else { throw GatewayAnswer.error(403, "API key \(key.name) may not manage this app's groups") }
+        let setKey = try groups.key(app: app, group: group)
+        let devices = try groups.devices(in: try await body(of: request), app: app)
+        let changed = adding ? try await groups.add(devices, to: setKey) : try await groups.remove(devices, from: setKey, platform: platform)
+        counters.add { $0.groupChanges += 1 }
+        return .json(200) { writer in
+            writer.field(adding ? "added" : "removed", changed)
+            writer.field("group", group)
+            writer.field("app", app)
+        }
+    }
+
+    // MARK: - Health
+
+    func health() async -> GatewayAnswer {
+        let amqp = publisher.isConnected
+        var redisProblem: String?
+        do { try await redis.ping() } catch { redisProblem = error.message }
+        let ready = amqp && redisProblem == nil
+        var counts = JSONWriter()
+        counters.snapshot.write(to: &counts)
+        return .json(ready ? 200 : 503) { writer in
+            writer.field("status", ready ? "ok" : "unavailable")
+            writer.field("amqp", amqp ? "connected" : "not connected")
+            writer.field("redis", redisProblem.map { "error: \($0)" } ?? "ok")
+            writer.rawField("counts", String(decoding: counts.finish(), as: UTF8.self))
+        }
+    }
+}
+
+extension GatewayAnswer {
+    var response: Response {
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        return Response(status: HTTPResponse.Status(code: status), headers: fields,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    var message: String {
+        String(decoding: body, as: UTF8.self)
+    }
+}

@@ -1,0 +1,51 @@
+import APNsCore
+import FCMCore
+import Foundation
+import PushCore
+import WebPushCore
+import WorkerConfigurationFile
+
+/// Reads a job as the worker will (the same parser and platform rules), so that a job the
+/// gateway accepted is never dead-lettered for its content.
+struct JobIntake: Sendable {
+    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules(), FCMJobRules()])
+    let apps: [String: AppEntry.Platform]
+
+    struct Accepted: Sendable {
+        let id: String
+        let app: String
+        let devices: Int
+        let groups: Int
+    }
+
+    static func rules(for platform: AppEntry.Platform) -> any PlatformJobRules {
+        switch platform {
+        case .apns: APNsJobRules()
+        case .fcm: FCMJobRules()
+        case .webpush: WebPushJobRules()
+        }
+    }
+
+    /// The job checked, or a 400 naming the field and the problem (403 for an app the key may not use).
+    func check(_ body: [UInt8], key: APIKeyring.Key?) throws(GatewayAnswer) -> Accepted {
+        let apps = self.apps
+        do throws(JobRejection) {
+            let job = try parser.parse(body, messageID: nil, now: Int(Date().timeIntervalSince1970),
+                                       makeID: { UUID().uuidString.lowercased() }) { (app: String) throws(JobRejection) in
+                guard let platform = apps[app] else {
+                    throw JobRejection(field: "app", "unknown app \"\(app)\" (this gateway knows: \(apps.keys.sorted().joined(separator: ", ")))")
+                }
+                if let key, !key.allows(app: app) {
+                    throw JobRejection(field: "app", "FORBIDDEN")
+                }
+                return Self.rules(for: platform)
+            }
+            return Accepted(id: job.id, app: job.app, devices: job.tokens.count, groups: job.groups.count)
+        } catch {
+            if error.field == "app", error.problem == "FORBIDDEN", let key {
+                throw GatewayAnswer.error(403, "API key \(key.name) may not send to this app", field: "app")
+            }
+            throw GatewayAnswer.error(400, error.problem, field: error.field)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// The file's `gateway:` section: what `pushworker gateway` serves and who may use it. The
+/// worker ignores it; the gateway reads the apps from the same file to check jobs.
+public struct GatewaySection: Sendable, Equatable {
+    /// A bearer key for the HTTP job and group API, limited to some apps and a request rate.
+    public struct APIKey: Sendable, Equatable {
+        /// Names the key in logs and answers (never the secret).
+        public var name: String
+        public var secret: SecretSource
+        /// The apps this key may send to and manage groups of; nil: every app of the file.
+        public var apps: Set<String>?
+        public var requestsPerSecond: Int?
+        public var burst: Int?
+
+        public init(name: String, secret: SecretSource, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil) {
+            self.name = name
+            self.secret = secret
+            self.apps = apps
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+
+    public var listen: String?
+    public var maxBodyBytes: Int?
+    public var relay: Bool?
+    public var relayDevelopmentApp: String?
+    public var relayProductionApp: String?
+    public var pushdUDP: String?
+    public var pushdApp: String?
+    public var apiKeys: [APIKey] = []
+
+    public init() {}
+}
+
+/// A key with its secret read, ready to compare with what a request presents.
+public struct LoadedAPIKey: Sendable {
+    public var name: String
+    public var secret: String
+    public var apps: Set<String>?
+    public var requestsPerSecond: Int?
+    public var burst: Int?
+}
+
+extension GatewaySection {
+    /// The shortest secret accepted: a guessable key would open every app it names.
+    public static let minimumSecretLength = 32
+
+    /// Reads every key's secret; each problem names the key's field and says what is missing.
+    public func loadKeys(path: String, lines: [String: Int], environment: [String: String]) throws(ConfigurationProblems) -> [LoadedAPIKey] {
+        var findings = [ConfigurationFinding]()
+        var loaded = [LoadedAPIKey]()
+        for (index, key) in apiKeys.enumerated() {
+            let field = "gateway.api_keys[\(index)].key"
+            switch key.secret.text(environment: environment) {
+            case let .failure(error):
+                findings.append(ConfigurationFinding(file: path, line: lines[field], field: field, message: error.message))
+            case let .success(secret):
+                guard secret.count >= Self.minimumSecretLength else {
+                    findings.append(ConfigurationFinding(file: path, line: lines[field], field: field,
+                        message: "is \(secret.count) characters; use at least \(Self.minimumSecretLength) (openssl rand -base64 32)"))
+                    continue
+                }
+                loaded.append(LoadedAPIKey(name: key.name, secret: secret, apps: key.apps,
+                                           requestsPerSecond: key.requestsPerSecond, burst: key.burst))
+            }
+        }
+        guard findings.isEmpty else { throw ConfigurationProblems(findings) }
+        return loaded
+    }
+}

@@ -1,0 +1,104 @@
+import PushCore
+import Yams
+
+/// Reads `gateway:`; the checks against the apps (a key's apps, the relay's and pushd's app) run
+/// once the apps are read.
+enum GatewaySectionReader {
+    static let keys = ["listen", "max_body_bytes", "relay", "relay_apps", "pushd_udp", "pushd_app", "api_keys"]
+    static let keyKeys = ["name", "key", "apps", "requests_per_second", "burst"]
+
+    static func read(_ node: Node, reader: inout NodeReader) -> GatewaySection? {
+        guard let values = reader.mapping(node, at: "gateway", allowed: keys) else { return nil }
+        var section = GatewaySection()
+        section.listen = reader.string(values["listen"], at: "gateway.listen")
+        section.maxBodyBytes = reader.int(values["max_body_bytes"], at: "gateway.max_body_bytes", range: 1024...(64 << 20))
+        section.relay = reader.bool(values["relay"], at: "gateway.relay")
+        if let relayApps = values["relay_apps"],
+           let apps = reader.mapping(relayApps, at: "gateway.relay_apps", allowed: ["development", "production"]) {
+            section.relayDevelopmentApp = reader.string(apps["development"], at: "gateway.relay_apps.development")
+            section.relayProductionApp = reader.string(apps["production"], at: "gateway.relay_apps.production")
+        }
+        section.pushdUDP = reader.string(values["pushd_udp"], at: "gateway.pushd_udp")
+        section.pushdApp = reader.string(values["pushd_app"], at: "gateway.pushd_app")
+        if let list = values["api_keys"] {
+            guard case let .sequence(items) = list else {
+                reader.fail("gateway.api_keys", at: list, "expected a list of keys (lines starting with \"- name: …\"), got \(NodeReader.kind(list))")
+                return section
+            }
+            var names = Set<String>()
+            for (index, item) in items.enumerated() {
+                let field = "gateway.api_keys[\(index)]"
+                guard let key = readKey(item, at: field, reader: &reader) else { continue }
+                guard names.insert(key.name).inserted else {
+                    reader.fail("\(field).name", at: item["name"], "key \"\(key.name)\" is named twice: each name once")
+                    continue
+                }
+                section.apiKeys.append(key)
+            }
+        }
+        return section
+    }
+
+    static func readKey(_ node: Node, at field: String, reader: inout NodeReader) -> GatewaySection.APIKey? {
+        guard let values = reader.mapping(node, at: field, allowed: keyKeys) else { return nil }
+        let before = reader.findings.count
+        let name = reader.string(values["name"], at: "\(field).name")
+        if name == nil { reader.fail("\(field).name", at: node, "missing: a name for the key, used in logs") }
+        let secret = reader.secret(values["key"], at: "\(field).key")
+        if values["key"] == nil { reader.fail("\(field).key", at: node, "missing: the secret, as {env: VARIABLE} or {file: PATH}") }
+        var apps: Set<String>?
+        if let node = values["apps"] {
+            apps = readApps(node, at: "\(field).apps", reader: &reader)
+        } else {
+            reader.fail("\(field).apps", at: node, "missing: the apps this key may use (a list, or \"*\" for every app)")
+        }
+        let rate = reader.int(values["requests_per_second"], at: "\(field).requests_per_second", range: 1...1_000_000)
+        let burst = reader.int(values["burst"], at: "\(field).burst", range: 1...10_000_000)
+        guard reader.findings.count == before, let name, let secret else { return nil }
+        return GatewaySection.APIKey(name: name, secret: secret, apps: apps, requestsPerSecond: rate, burst: burst)
+    }
+
+    /// A list of app names, or `"*"` (every app: nil).
+    static func readApps(_ node: Node, at field: String, reader: inout NodeReader) -> Set<String>? {
+        if node.scalar != nil {
+            if reader.string(node, at: field) == "*" { return nil }
+            reader.fail(field, at: node, "expected a list of app names, or \"*\" for every app")
+            return []
+        }
+        guard case let .sequence(items) = node else {
+            reader.fail(field, at: node, "expected a list of app names, or \"*\" for every app")
+            return []
+        }
+        var apps = Set<String>()
+        for (index, item) in items.enumerated() {
+            if let app = reader.string(item, at: "\(field)[\(index)]") { apps.insert(app) }
+        }
+        if apps.isEmpty { reader.fail(field, at: node, "the list is empty: the key could not be used for anything") }
+        return apps
+    }
+
+    /// Every app the section names must be in the file, and the relay's and pushd's be APNs apps.
+    static func check(_ section: GatewaySection, apps: [AppEntry], reader: inout NodeReader) {
+        let platforms = Dictionary(apps.map { ($0.name, $0.platform) }, uniquingKeysWith: { first, _ in first })
+        for (index, key) in section.apiKeys.enumerated() {
+            for app in (key.apps ?? []).sorted() where platforms[app] == nil {
+                reader.fail("gateway.api_keys[\(index)].apps", line: reader.lines["gateway.api_keys[\(index)].apps"],
+                            "app \"\(app)\" is not in apps:")
+            }
+        }
+        let apnsOnly: [(String, String?)] = [
+            ("gateway.relay_apps.development", section.relayDevelopmentApp),
+            ("gateway.relay_apps.production", section.relayProductionApp),
+            ("gateway.pushd_app", section.pushdApp),
+        ]
+        for case let (field, app?) in apnsOnly {
+            guard let platform = platforms[app] else {
+                reader.fail(field, line: reader.lines[field], "app \"\(app)\" is not in apps:")
+                continue
+            }
+            if platform != .apns {
+                reader.fail(field, line: reader.lines[field], "app \"\(app)\" is a \(platform.rawValue) app; this sends APNs notifications")
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Gateway
+import Logging
+import Worker
+import WorkerConfigurationFile
+
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Take jobs and group changes over HTTP (POST /v1/jobs, /v1/groups/APP/GROUP), Web Push posts for the toot-relay relay (/relay-to/…) and pushd's UDP packets; publish them to the job queue with confirms.",
+        discussion: "With --config FILE the apps, queue, connections and the gateway: section (API keys, relay apps) come from the file; options override. Without a file there are no API keys (the /v1 API answers 401), and the relay and pushd publish to the APNs app \"default\".")
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var logging: LoggingOptions
+    @Option(help: "The configuration file (apps, API keys: see examples/pushworker.yaml). [env PUSHWORKER_CONFIG]")
+    var config: String?
+    @Option(help: "HOST:PORT to serve HTTP on (0 picks a free port). Default 127.0.0.1:8080. [env PUSHWORKER_LISTEN]")
+    var listen: String?
+    @Option(help: "The largest request body taken (bytes); larger ones get 413. Default 1048576. [env PUSHWORKER_MAX_BODY_BYTES]")
+    var maxBodyBytes: Int?
+    @Flag(help: "Do not serve the toot-relay relay (/relay-to/…). [env PUSHWORKER_NO_RELAY=1]")
+    var noRelay = false
+    @Option(help: "The APNs app relayed /relay-to/development/… posts go to. Default: the file's gateway.relay_apps.development, else \"default\".")
+    var relayDevelopmentApp: String?
+    @Option(help: "The APNs app relayed /relay-to/production/… posts go to. Default: the file's gateway.relay_apps.production, else \"default\".")
+    var relayProductionApp: String?
+    @Option(help: "Take pushd's UDP packets on HOST:REGISTRATION_PORT,NOTIFICATION_PORT (pushd's: 127.0.0.1:7734,7874). Off unless given.")
+    var pushdUdp: String?
+    @Option(help: "The APNs app pushd's groups and notifications belong to. Default \"default\".")
+    var pushdApp: String?
+    @Option(help: "Job queue (without a file; the file's worker.job_queue otherwise). Default push.jobs.")
+    var jobQueue: String?
+    @Option(help: "Redis key prefix of group sets (without a file). Default group:.")
+    var groupKeyPrefix: String?
+
+    func run() async throws {
+        let logger = try logging.makeLogger(label: "pushworker.gateway")
+        var settings = try makeSettings()
+        if noRelay { settings.relayEnabled = false }
+        let gateway = Gateway(settings: settings, logger: logger)
+        let shown = settings
+        try await gateway.run { port in
+            var metadata: Logger.Metadata = [
+                "listen": "\(shown.host):\(port)", "api_keys": "\(shown.apiKeys.count)",
+                "relay": "\(shown.relayEnabled ? "/relay-to/ → \(shown.relayDevelopmentApp), \(shown.relayProductionApp)" : "off")",
+            ]
+            if let pushd = shown.pushd {
+                metadata["pushd_udp"] = "\(pushd.host):\(pushd.registrationPort),\(pushd.notificationPort) → \(shown.pushdApp)"
+            }
+            logger.info("gateway listening", metadata: metadata)
+        }
+    }
+
+    func makeSettings() throws -> GatewaySettings {
+        var settings: GatewaySettings
+        var section = GatewaySection()
+        if let path = Env.or(config, "config") {
+            let file: ConfigurationFile
+            do { file = try ConfigurationFileReader.read(path: path) } catch {
+                throw ValidationError("\(path) has errors:\n\(error.description)")
+            }
+            var overrides = WorkerSettings()
+            overrides.amqpURL = Env.or(connection.amqpURL, "amqp-url")
+            overrides.amqpCAFile = Env.or(connection.amqpCAFile, "amqp-ca-file")
+            overrides.redisURL = Env.or(connection.redisURL, "redis-url")
+            let merged = file.settings.overridden(by: overrides)
+            do {
+                let (amqp, redis) = try merged.connections(connectionName: "pushworker-gateway")
+                settings = GatewaySettings(amqp: amqp, redis: redis)
+            } catch {
+                throw ValidationError("\(error.setting): \(error.message)")
+            }
+            settings.apps = Dictionary(file.apps.map { ($0.name, $0.platform) }, uniquingKeysWith: { first, _ in first })
+            settings.jobQueue = merged.jobQueue ?? settings.jobQueue
+            settings.groupKeyPrefix = merged.groupKeyPrefix ?? settings.groupKeyPrefix
+            section = file.gateway ?? GatewaySection()
+            do { settings.apiKeys = try section.loadKeys(path: path, lines: file.lines, environment: Env.all) } catch {
+                throw ValidationError("\(path) has errors:\n\(error.description)")
+            }
+        } else {
+            settings = GatewaySettings(amqp: connection.amqpConfiguration(name: "pushworker-gateway"),
+                                       redis: try connection.redisConfiguration())
+        }
+        if let queue = jobQueue { settings.jobQueue = queue }
+        if let prefix = groupKeyPrefix { settings.groupKeyPrefix = prefix }
+        do {
+            let address = try ListenAddress(parsing: listen ?? section.listen ?? "127.0.0.1:8080")
+            (settings.host, settings.port) = (address.host, address.port)
+            if let udp = pushdUdp ?? section.pushdUDP { settings.pushd = try PushdEndpoints(parsing: udp) }
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if let limit = maxBodyBytes ?? section.maxBodyBytes {
+            guard (1024...(64 << 20)).contains(limit) else { throw ValidationError("--max-body-bytes: must be 1024…67108864, got \(limit)") }
+            settings.maxBodyBytes = limit
+        }
+        settings.relayEnabled = section.relay ?? true
+        settings.relayDevelopmentApp = relayDevelopmentApp ?? section.relayDevelopmentApp ?? "default"
+        settings.relayProductionApp = relayProductionApp ?? section.relayProductionApp ?? "default"
+        settings.pushdApp = pushdApp ?? section.pushdApp ?? "default"
+        for (option, app) in [("relay app", settings.relayDevelopmentApp), ("relay app", settings.relayProductionApp), ("pushd app", settings.pushdApp)] {
+            guard let platform = settings.apps[app] else {
+                throw ValidationError("the \(option) \"\(app)\" is not an app of the configuration (known: \(settings.apps.keys.sorted().joined(separator: ", ")))")
+            }
+            guard platform == .apns else { throw ValidationError("the \(option) \"\(app)\" is a \(platform.rawValue) app; it must be an APNs app") }
+        }
+        return settings
+    }
+}
