@@ -35,9 +35,14 @@ enum SandboxControl {
         case ("GET", "/_sandbox/received"):
             var lines = ""
             // A benchmark looks for a few tokens among a million: filtered here, not shipped.
-            let tokenPrefix = query.hasPrefix("token_prefix=") ? String(query.dropFirst("token_prefix=".count)) : ""
+            let parameters = query.split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+            let tokenPrefix = parameters.first { $0.count == 2 && $0[0] == "token_prefix" }?[1] ?? ""
+            // The payload only on request (`payload=1`): a relay test reads it, a benchmark's record would double.
+            let withPayload = parameters.contains { $0 == ["payload", "1"] }
             for item in recorder.received() where item.token.hasPrefix(tokenPrefix) {
-                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds),\"team\":\(quoted(item.teamID)),\"provider_token\":\(quoted(item.providerToken))}\n"
+                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"expiration\":\(item.expiration.map(String.init) ?? "null"),\"collapse_id\":\(quoted(item.collapseID)),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds),\"team\":\(quoted(item.teamID)),\"provider_token\":\(quoted(item.providerToken))"
+                if withPayload { lines += ",\"payload\":\(quoted(String(decoding: item.payload, as: UTF8.self)))" }
+                lines += "}\n"
             }
             return (200, lines)
         case ("POST", "/_sandbox/reset"):
