@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "APNsCore", targets: ["APNsCore"]),
         .library(name: "FCMCore", targets: ["FCMCore"]),
         .library(name: "WebPushCore", targets: ["WebPushCore"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "AMQP", targets: ["AMQP"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
@@ -52,6 +53,8 @@ let package = Package(
         // FCM HTTP v1's vocabulary, pure Swift: a job's FCM fields and their rules, the message body,
         // and what each answer means.
         .target(name: "FCMCore", dependencies: ["PushCore"], swiftSettings: strict),
+        // Other systems' input turned into job JSON (toot-relay's Web Push relay, pushd's UDP packets): pure Swift.
+        .target(name: "GatewayCore", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
         // The thread that owns a C connection, and the eventfd that wakes it: used by AMQP and HTTP2.
         .target(name: "OwnerThread", dependencies: ["CSystemShim"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -162,6 +165,7 @@ let package = Package(
         .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "PushCore"], swiftSettings: strict),
+        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "PushCore", "APNsCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),

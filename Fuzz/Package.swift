@@ -16,6 +16,10 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         .product(name: "PushCore", package: "Pushworker"), .product(name: "APNsCore", package: "Pushworker"),
         .product(name: "FCMCore", package: "Pushworker"), .product(name: "WebPushCore", package: "Pushworker"),
     ]),
+    ("FuzzGatewayInput", [
+        .product(name: "GatewayCore", package: "Pushworker"), .product(name: "PushCore", package: "Pushworker"),
+        .product(name: "APNsCore", package: "Pushworker"),
+    ]),
     ("FuzzJSONParser", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzJSONWriterRoundTrip", [.product(name: "PushCore", package: "Pushworker")]),
     ("FuzzDeviceToken", [.product(name: "PushCore", package: "Pushworker")]),

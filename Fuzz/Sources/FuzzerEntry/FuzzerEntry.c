@@ -15,6 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 PUSHWORKER_FUZZ_ENTRY(FuzzJobParser)
 PUSHWORKER_FUZZ_ENTRY(FuzzPlatformJobParser)
+PUSHWORKER_FUZZ_ENTRY(FuzzGatewayInput)
 PUSHWORKER_FUZZ_ENTRY(FuzzJSONParser)
 PUSHWORKER_FUZZ_ENTRY(FuzzJSONWriterRoundTrip)
 PUSHWORKER_FUZZ_ENTRY(FuzzDeviceToken)
