@@ -133,7 +133,7 @@ let package = Package(
         // `pushworker gateway`: jobs and groups over HTTP (Hummingbird 2), checked by the worker's own
         // parser and published with confirms.
         .target(name: "Gateway", dependencies: [
-            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "Worker", "WorkerConfigurationFile",
+            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "Worker", "WorkerConfigurationFile",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),

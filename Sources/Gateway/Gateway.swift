@@ -34,9 +34,14 @@ public final class Gateway: Sendable {
         publisher.start()
         let router = Router(context: BasicRequestContext.self)
         addRoutes(to: router)
+        var services = [any Service]()
+        if let pushd = settings.pushd {
+            services.append(PushdListener(endpoints: pushd, logger: logger, handle: { port, bytes in await self.handlePushd(port, bytes) }))
+        }
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "pushworker"),
+            services: services,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         do {
@@ -57,6 +62,9 @@ public final class Gateway: Sendable {
             await self.respond { () throws(GatewayAnswer) in try await self.changeGroup(request, context: context, adding: false) }
         }
         router.get("/healthz") { _, _ in await self.health().response }
+        if settings.relayEnabled {
+            router.post("/relay-to/**") { request, _ in await self.respond { () throws(GatewayAnswer) in try await self.relay(request) } }
+        }
     }
 
     func respond(_ handle: () async throws(GatewayAnswer) -> GatewayAnswer) async -> Response {

@@ -11,8 +11,6 @@ struct PushdListener: Service {
     let endpoints: PushdEndpoints
     let logger: Logger
     let handle: @Sendable (Port, [UInt8]) async -> Void
-    /// Both ports once bound (the chosen ones when the settings ask for 0).
-    let onBound: @Sendable (Int, Int) -> Void
 
     func run() async throws {
         let registration = try await bind(port: endpoints.registrationPort)
@@ -21,17 +19,20 @@ struct PushdListener: Service {
             try? await registration.channel.close()
             throw error
         }
-        onBound(registration.channel.localAddress?.port ?? 0, notification.channel.localAddress?.port ?? 0)
         logger.info("pushd UDP listening", metadata: [
             "registration": "\(endpoints.host):\(registration.channel.localAddress?.port ?? 0)",
             "notification": "\(endpoints.host):\(notification.channel.localAddress?.port ?? 0)",
         ])
-        try await cancelWhenGracefulShutdown {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await serve(registration, as: .registration) }
-                group.addTask { try await serve(notification, as: .notification) }
-                try await group.waitForAll()
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await serve(registration, as: .registration) }
+                    group.addTask { try await serve(notification, as: .notification) }
+                    try await group.waitForAll()
+                }
             }
+        } catch is CancellationError {
+            // The graceful shutdown ended the reads: a clean stop, not a failure.
         }
     }
 
