@@ -192,6 +192,7 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway"], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
             "StatusEndpoint", "Worker",
             .product(name: "Logging", package: "swift-log"),
