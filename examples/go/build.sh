@@ -9,5 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$(realpath -m "${1:-$here/../../.build/examples/publish_job}")
 mkdir -p "$(dirname "$out")"
 cd "$here"
+# Go needs a build cache folder: without HOME (a bare CI environment) it would refuse to build.
+[ -n "${HOME:-}${GOCACHE:-}" ] || export GOCACHE=/tmp/pushworker-go-cache
 GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= GOPROXY=off go build -o "$out" .
 echo "$out"
