@@ -7,7 +7,9 @@ packages=(
   libjemalloc-dev                                                        # the allocator of release builds (README "Memory allocator")
   rabbitmq-server redis-server                                           # the broker and the group store
   nghttp2-client nghttp2-server curl openssl                             # independent HTTP/2 peers for tests and bench
-  amqp-tools                                                             # amqp-publish / amqp-consume for the shell examples
+  amqp-tools jq                                                          # amqp-publish / amqp-consume and the event filter of the shell examples
+  ruby-bunny php-cli php-amqplib                                         # the Ruby and PHP publisher examples (ops/examples-check runs them)
+  golang-go golang-github-rabbitmq-amqp091-go-dev                        # the Go publisher example, built offline from Debian's sources
   python3 python3-pika python3-h2 python3-cryptography python3-redis     # examples, the independent h2 stub, ops/bench (JWT for h2load), ops/lib (Redis)
   python3-venv                                                           # ops/python-peers.sh: the pinned http-ece / PyJWT peers of the Web Push tests
   procps

@@ -7,4 +7,5 @@ url=${url%/}
 count=${1:-0}
 args=(-u "$url" -e push.results -r '#' -x)
 [ "$count" -gt 0 ] && args+=(-c "$count")
-amqp-consume "${args[@]}" sh -c 'cat; echo'
+# "--": amqp-consume's option parser would take sh's -c for its own --count.
+amqp-consume "${args[@]}" -- sh -c 'cat; echo'
