@@ -18,8 +18,9 @@ export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:${REDIS_PORT:-6379}/0}
 # ASan-built workers and sandbox; any sanitizer report fails. A second, plain debug build would only
 # repeat the same tests without the checks, and cost CI four minutes. SANITIZE=0 runs the plain
 # debug build instead (the faults then use it too); FAULTS=0 skips the fault suite. Between the
-# tests and the faults, ops/examples-check runs the publisher examples against a worker of that
-# build (README "Publishing"); EXAMPLES=0 skips them.
+# tests and the faults, ops/examples-check runs the publisher examples and ops/gateway-check the
+# gateway (HTTP, the relay, pushd UDP, schemathesis) against a worker of that build (README
+# "Publishing", "The gateway"); EXAMPLES=0 skips them.
 if [ "${SANITIZE:-1}" != 0 ]; then
   # Not exec: the trap above must still stop the services this script started.
   if [ "${FAULTS:-1}" != 0 ]; then ops/sanitize address "$@"; else ops/sanitize address --no-faults "$@"; fi
@@ -37,5 +38,8 @@ else
   swift test --skip-build --skip SharedProviderTokenTests
   swift test --skip-build --filter SharedProviderTokenTests
 fi
-if [ "${EXAMPLES:-1}" != 0 ]; then /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker"; fi
+if [ "${EXAMPLES:-1}" != 0 ]; then
+  /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker"
+  ops/gateway-check --binary "$(swift build --show-bin-path)/pushworker"
+fi
 if [ "${FAULTS:-1}" != 0 ]; then /usr/bin/python3 ops/faults --quick; fi
