@@ -82,7 +82,7 @@ def gateway(broker, beam, binary, tmp, amqp_port, redis_port, count, clients):
                 "token: {key_file: /unused.p8, key_id: ABCDE12345, team_id: TEAM123456}}\n"
                 "gateway:\n  api_keys:\n    - {name: bench, key: {env: GATEWAY_BENCH_KEY}, apps: '*', requests_per_second: 1000000}\n")
     log_path = os.path.join(tmp, "gateway-bench.log")
-    process = spawn("gateway", [binary, "gateway", "--config", config, "--listen", "127.0.0.1:0", "--log-level", "warning"],
+    process = spawn("gateway", [binary, "gateway", "--config", config, "--listen", "127.0.0.1:0"],
                     log_path, env=clean_env({"GATEWAY_BENCH_KEY": key}))
     try:
         deadline = time.monotonic() + 60
