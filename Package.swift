@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "CHiredis", targets: ["CHiredis"]),
+        // For applications written in Swift: typed jobs, confirmed sends and the job's events.
+        .library(name: "PushworkerClient", targets: ["PushworkerClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -125,10 +127,15 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // What an application links to publish jobs and read events: never the worker itself.
+        .target(name: "PushworkerClient", dependencies: [
+            "AMQP", "PushCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -184,6 +191,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
+        // The client's JSON is read back with the worker's own parser, and its declarations compared with the worker's.
+        .testTarget(name: "PushworkerClientTests", dependencies: [
+            "PushworkerClient", "Worker", "AMQP", "PushCore", "APNsCore", "FCMCore", "WebPushCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),
