@@ -10,12 +10,13 @@ enum ConfirmedPublish {
         await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>?, Never>) in
             let once = ResumeOnce(continuation)
             let timer = Task {
-                try? await Task.sleep(for: timeout)
+                // Cancelled: the answer came first (and was given first).
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
                 once.resume(nil)
             }
             amqp.publish(exchange: "", routingKey: routingKey, body: body, properties: properties, mandatory: true) { result in
-                timer.cancel()
                 once.resume(result)
+                timer.cancel()
             }
         }
     }
