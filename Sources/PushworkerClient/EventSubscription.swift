@@ -11,7 +11,8 @@ final class EventSubscription: Sendable {
     let deletesQueue: Bool
     private let input: AsyncStream<AMQPDelivery>.Continuation
     private let onClose: @Sendable (EventSubscription) -> Void
-    private let closed = Mutex(false)
+    /// The cleanup, made by the first `close()`; every caller waits for it.
+    private let closing = Mutex<Task<Void, Never>?>(nil)
 
     init(amqp: AMQPClient, queue: String, deletesQueue: Bool, input: AsyncStream<AMQPDelivery>.Continuation,
          onClose: @escaping @Sendable (EventSubscription) -> Void) {
@@ -23,13 +24,20 @@ final class EventSubscription: Sendable {
     }
 
     /// Idempotent: the first call ends the stream, deletes the queue (waiting at most 5 s: the
-    /// broker may be unreachable, and the queue expires 60 s later anyway) and closes the connection.
+    /// broker may be unreachable, and the queue expires 60 s later anyway) and closes the
+    /// connection; every call returns once that is done. The cleanup runs in a task of its own,
+    /// so cancelling the caller (a timer that called `cancel()`) cannot cut the delete short.
     func close() async {
-        let first = closed.withLock { closed in
-            defer { closed = true }
-            return !closed
+        let cleanup = closing.withLock { closing in
+            if let running = closing { return running }
+            let task = Task { await self.cleanUp() }
+            closing = task
+            return task
         }
-        guard first else { return }
+        await cleanup.value
+    }
+
+    private func cleanUp() async {
         input.finish()
         onClose(self)
         amqp.stopConsuming()

@@ -177,6 +177,34 @@ import Testing
         await inspector.shutdown()
     }
 
+    /// `pushworker send --wait` and `events --seconds` cancel from a timer task that is itself
+    /// cancelled right after: the private queue must still go.
+    @Test func cancellingFromACancelledTaskStillDeletesTheQueue() async throws {
+        let exchange = Self.uniqueName("results")
+        let client = Self.client(jobQueue: Self.uniqueName("jobs"), resultsExchange: exchange, declaresJobQueue: false)
+        let inspector = try await Self.inspector()
+        let events = try await client.events(for: nil)
+        let queue = events.queue
+        #expect(try await inspector.messageCount(queue: queue) == 0)
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(60))
+            await events.cancel()
+        }
+        timer.cancel()
+        await timer.value
+        do {
+            _ = try await inspector.messageCount(queue: queue)
+            Issue.record("the private queue \(queue) is still there")
+        } catch {
+            #expect(error.code == .channelClosed && error.status == 404)
+        }
+        try await inspector.deleteExchange(exchange)
+        try await inspector.deleteExchange(exchange + ".unrouted")
+        try await inspector.deleteQueue(exchange + ".unrouted")
+        await client.shutdown()
+        await inspector.shutdown()
+    }
+
     @Test func unroutedEventsAreReadAndRemoved() async throws {
         let exchange = Self.uniqueName("results")
         let client = Self.client(jobQueue: Self.uniqueName("jobs"), resultsExchange: exchange, declaresJobQueue: false)
