@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Sandbox", targets: ["Sandbox"]),
         .library(name: "CHiredis", targets: ["CHiredis"]),
+        // For applications written in Swift: typed jobs, confirmed sends and the job's events.
+        .library(name: "PushworkerClient", targets: ["PushworkerClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -133,7 +135,7 @@ let package = Package(
         // `pushworker gateway`: jobs and groups over HTTP (Hummingbird 2), checked by the worker's own
         // parser and published with confirms.
         .target(name: "Gateway", dependencies: [
-            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "Worker", "WorkerConfigurationFile",
+            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "PushworkerClient", "Worker", "WorkerConfigurationFile",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -143,10 +145,15 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
+        // What an application links to publish jobs and read events: never the worker itself.
+        .target(name: "PushworkerClient", dependencies: [
+            "AMQP", "PushCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -204,6 +211,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
+        // The client's JSON is read back with the worker's own parser, and its declarations compared with the worker's.
+        .testTarget(name: "PushworkerClientTests", dependencies: [
+            "PushworkerClient", "Worker", "AMQP", "PushCore", "APNsCore", "FCMCore", "WebPushCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
             .product(name: "Logging", package: "swift-log"),

@@ -1,61 +1,40 @@
 import AMQP
 import Logging
-import NIOConcurrencyHelpers
+import PushworkerClient
 
-/// Publishes jobs to the job queue with publisher confirms, on one connection that reconnects by
-/// itself. An answer of "published" means the broker confirmed the message as persisted.
+/// Publishes jobs to the job queue with publisher confirms (the Swift client library's confirmed
+/// publish), on one connection that reconnects by itself. "Published" means the broker confirmed
+/// the message as persisted.
 final class JobPublisher: Sendable {
-    let amqp: AMQPClient
-    let queue: String
+    let client: PushworkerClient
     let timeout: Duration
 
     init(configuration: AMQPConfiguration, queue: String, timeout: Duration, logger: Logger) {
-        // Declared as `pushworker send` and the worker declare it (durable, no arguments), so a
-        // gateway that starts first still has a queue to publish into.
-        amqp = AMQPClient(configuration: configuration, topology: [.queue(name: queue)], logger: logger)
-        self.queue = queue
+        // The job queue is declared as `pushworker send` and the worker declare it (durable, no
+        // arguments), so a gateway that starts first still has a queue to publish into.
+        client = PushworkerClient(configuration: .init(amqpURL: configuration.url, caFile: configuration.caFile, jobQueue: queue,
+                                                       connectionName: configuration.connectionName), logger: logger)
         self.timeout = timeout
     }
 
-    func start() { amqp.start() }
-    func shutdown() async { await amqp.shutdown() }
-    var isConnected: Bool { amqp.isConnected }
+    func start() { client.start() }
+    func shutdown() async { await client.shutdown() }
+    var isConnected: Bool { client.isConnected }
 
     /// Throws a 503 answer when the broker is unreachable, refused the message or did not confirm
     /// it within the timeout (it may then still arrive: a retry with the same id could send twice).
-    func publish(body: [UInt8], id: String, queue target: String? = nil) async throws(GatewayAnswer) {
-        var properties = AMQPProperties()
-        properties.contentType = "application/json"
-        properties.messageID = id
-        properties.persistent = true
-        // The first of the confirm and the timer answers; the other finds the answer given.
-        let answered = NIOLockedValueBox(false)
-        let outcome: Result<Void, AMQPError>? = await withCheckedContinuation { continuation in
-            let answer: @Sendable (Result<Void, AMQPError>?) -> Void = { result in
-                let first = answered.withLockedValue { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: result) }
-            }
-            let timer = Task { [timeout] in
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
-                answer(nil)
-            }
-            // Mandatory: a queue deleted after the declare fails the request instead of the
-            // broker confirming a message it dropped.
-            amqp.publish(exchange: "", routingKey: target ?? queue, body: body, properties: properties, mandatory: true) { result in
-                answer(result)
-                timer.cancel()
-            }
+    func publish(body: [UInt8], id: String) async throws(GatewayAnswer) {
+        // While disconnected, answer now: the client would wait for the connection up to the timeout.
+        guard client.isConnected else {
+            throw GatewayAnswer.error(503, "not connected to the broker; the job was not published, retry")
         }
-        switch outcome {
-        case .success: return
-        case let .failure(error):
-            throw GatewayAnswer.error(503, "the broker did not take the job (\(error.message)); it was not published, retry")
-        case nil:
-            throw GatewayAnswer.error(503, "the broker did not confirm the job within \(timeout); it may still be delivered")
+        do {
+            try await client.publish(jobJSON: body, id: id, timeout: timeout)
+        } catch {
+            if case .timeout = error {
+                throw GatewayAnswer.error(503, "the broker did not confirm the job within \(timeout); it may still be delivered")
+            }
+            throw GatewayAnswer.error(503, "\(error); the job was not published, retry")
         }
     }
 }

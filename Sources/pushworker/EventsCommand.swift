@@ -1,8 +1,6 @@
-import AMQP
 import ArgumentParser
-import Foundation
 import Logging
-import Worker
+import PushworkerClient
 
 struct EventsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,43 +17,37 @@ struct EventsCommand: AsyncParsableCommand {
     var unrouted = false
 
     func run() async throws {
-        let queue: String
-        let topology: [AMQPDeclaration]
-        // Declared as the worker declares them, so reading works before any worker ran.
-        let results = WorkerConfiguration.resultsTopology(resultsExchange: resultsExchange)
-        if unrouted {
-            queue = resultsExchange + ".unrouted"
-            topology = results
-        } else {
-            // A private queue that RabbitMQ removes 60 s after we leave.
-            queue = "push.results.tail.\(UUID().uuidString.prefix(8).lowercased())"
-            topology = results + [
-                .queue(name: queue, durable: false, arguments: ["x-expires": .int(60_000)]),
-                .binding(queue: queue, exchange: resultsExchange, routingKey: pattern),
-            ]
+        let amqp = connection.amqpConfiguration(name: "pushworker")
+        // The library names a subscription's connection "<name>-events": pushworker-events, as before.
+        let client = PushworkerClient(configuration: .init(amqpURL: amqp.url, caFile: amqp.caFile, resultsExchange: resultsExchange,
+                                                           connectionName: amqp.connectionName, declaresJobQueue: false),
+                                      logger: Logger(label: "pushworker.events"))
+        // Declared as the worker declares them, so reading works before any worker ran; the
+        // private queue is removed when we leave (or by RabbitMQ 60 s later).
+        let events: PushworkerEvents
+        do {
+            events = unrouted ? try await client.unroutedEvents() : try await client.events(for: nil, pattern: pattern)
+        } catch {
+            await client.shutdown()
+            throw error
         }
-        let amqp = AMQPClient(
-            configuration: connection.amqpConfiguration(name: "pushworker-events"),
-            topology: topology,
-            logger: Logger(label: "pushworker.events"))
-        amqp.start()
-        try await amqp.waitUntilConnected(timeout: .seconds(10))
-        let (stream, input) = AsyncStream.makeStream(of: AMQPDelivery.self)
-        amqp.consume(queue: queue, prefetch: 100) { input.yield($0) }
         await withTaskGroup(of: Void.self) { group in
             if seconds > 0 {
                 // Ends the loop below; cancelled (and awaited) once the loop ends first.
-                group.addTask { try? await Task.sleep(for: .seconds(seconds)); input.finish() }
+                group.addTask { [seconds] in
+                    guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+                    await events.cancel()
+                }
             }
             var received = 0
-            for await delivery in stream {
-                print("\(delivery.routingKey) \(String(decoding: delivery.body, as: UTF8.self))")
-                amqp.ack(delivery.tag)
+            for await event in events {
+                print("\(event.routingKey) \(event.text)")
                 received += 1
                 if count > 0, received >= count { break }
             }
             group.cancelAll()
         }
-        await amqp.shutdown()
+        await events.cancel()
+        await client.shutdown()
     }
 }

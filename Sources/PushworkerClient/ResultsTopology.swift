@@ -1,0 +1,31 @@
+import AMQP
+
+/// The results exchange as the worker declares it. A declaration with other arguments is refused
+/// by the broker (406), so this must stay equal to the Worker module's
+/// `WorkerConfiguration.resultsTopology(resultsExchange:)`: the tests compare the two. Copied,
+/// not imported, because applications must not link the worker.
+enum ResultsTopology {
+    /// `WorkerConfiguration.unroutedEventsLimit`.
+    static let unroutedEventsLimit: Int64 = 100_000
+
+    static func declarations(resultsExchange: String) -> [AMQPDeclaration] {
+        let unrouted = unroutedQueue(resultsExchange: resultsExchange)
+        return [
+            .exchange(name: unrouted, type: "fanout"),
+            .queue(name: unrouted, arguments: ["x-max-length": .int(unroutedEventsLimit)]),
+            .binding(queue: unrouted, exchange: unrouted, routingKey: ""),
+            .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(unrouted)]),
+        ]
+    }
+
+    /// Where events published while no queue was bound wait: an exchange and a queue of this name.
+    static func unroutedQueue(resultsExchange: String) -> String {
+        resultsExchange + ".unrouted"
+    }
+
+    /// The job queue as the worker declares it (durable, no arguments), so that a job published
+    /// before any worker ran is kept.
+    static func jobQueue(_ name: String) -> AMQPDeclaration {
+        .queue(name: name)
+    }
+}

@@ -1,0 +1,21 @@
+import AMQP
+import Testing
+import Worker
+@testable import PushworkerClient
+
+/// The client declares what the worker declares, argument for argument: any difference is a 406
+/// from the broker for whichever connects second.
+@Suite struct DeclarationTests {
+    @Test(arguments: ["push.results", "shop.results"])
+    func resultsTopologyIsTheWorkers(exchange: String) {
+        #expect(ResultsTopology.declarations(resultsExchange: exchange) == WorkerConfiguration.resultsTopology(resultsExchange: exchange))
+        #expect(ResultsTopology.unroutedEventsLimit == Int64(WorkerConfiguration.unroutedEventsLimit))
+    }
+
+    @Test func jobQueueIsDeclaredAsTheWorkerDoes() throws {
+        var worker = WorkerConfiguration(amqp: AMQPConfiguration(url: "amqp://127.0.0.1/"), redis: try .init(url: "redis://127.0.0.1"), apps: [:])
+        worker.jobQueue = "shop.jobs"
+        #expect(worker.topology.contains(ResultsTopology.jobQueue("shop.jobs")))
+        #expect(ResultsTopology.unroutedQueue(resultsExchange: worker.resultsExchange) == worker.unroutedEventsExchange)
+    }
+}
