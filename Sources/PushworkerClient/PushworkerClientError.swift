@@ -25,7 +25,7 @@ public enum PushworkerClientError: Error, Sendable, Hashable, CustomStringConver
         switch self {
         case .notConnected(let reason): "not connected to the broker: \(reason)"
         case .timeout(let duration): "the broker did not confirm within \(duration)"
-        case .nacked(let reason): "the broker refused the message: \(reason)"
+        case .nacked(let reason): "not confirmed: the broker refused the message (\(reason))"
         case .unroutable(let queue): "no queue \"\(queue)\": the broker returned the message"
         case .connectionLost(let reason): "the connection was lost before the broker confirmed: \(reason)"
         case .shutdown: "the client is shut down"
