@@ -10,9 +10,13 @@ public struct GatewaySection: Sendable, Equatable {
         public var apps: Set<String>?
         public var requestsPerSecond: Int?
         public var burst: Int?
+        /// Where the file gives it (`gateway.api_keys[2]`), for messages.
+        public var field: String
 
-        public init(name: String, secret: SecretSource, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil) {
+        public init(name: String, secret: SecretSource, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil,
+                    field: String = "gateway.api_keys") {
             self.name = name
+            self.field = field
             self.secret = secret
             self.apps = apps
             self.requestsPerSecond = requestsPerSecond
@@ -49,8 +53,8 @@ extension GatewaySection {
     public func loadKeys(path: String, lines: [String: Int], environment: [String: String]) throws(ConfigurationProblems) -> [LoadedAPIKey] {
         var findings = [ConfigurationFinding]()
         var loaded = [LoadedAPIKey]()
-        for (index, key) in apiKeys.enumerated() {
-            let field = "gateway.api_keys[\(index)].key"
+        for key in apiKeys {
+            let field = "\(key.field).key"
             switch key.secret.text(environment: environment) {
             case let .failure(error):
                 findings.append(ConfigurationFinding(file: path, line: lines[field], field: field, message: error.message))

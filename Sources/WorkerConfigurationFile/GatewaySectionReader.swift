@@ -55,7 +55,7 @@ enum GatewaySectionReader {
         let rate = reader.int(values["requests_per_second"], at: "\(field).requests_per_second", range: 1...1_000_000)
         let burst = reader.int(values["burst"], at: "\(field).burst", range: 1...10_000_000)
         guard reader.findings.count == before, let name, let secret else { return nil }
-        return GatewaySection.APIKey(name: name, secret: secret, apps: apps, requestsPerSecond: rate, burst: burst)
+        return GatewaySection.APIKey(name: name, secret: secret, apps: apps, requestsPerSecond: rate, burst: burst, field: field)
     }
 
     /// A list of app names, or `"*"` (every app: nil).
@@ -80,10 +80,9 @@ enum GatewaySectionReader {
     /// Every app the section names must be in the file, and the relay's and pushd's be APNs apps.
     static func check(_ section: GatewaySection, apps: [AppEntry], reader: inout NodeReader) {
         let platforms = Dictionary(apps.map { ($0.name, $0.platform) }, uniquingKeysWith: { first, _ in first })
-        for (index, key) in section.apiKeys.enumerated() {
+        for key in section.apiKeys {
             for app in (key.apps ?? []).sorted() where platforms[app] == nil {
-                reader.fail("gateway.api_keys[\(index)].apps", line: reader.lines["gateway.api_keys[\(index)].apps"],
-                            "app \"\(app)\" is not in apps:")
+                reader.fail("\(key.field).apps", line: reader.lines["\(key.field).apps"], "app \"\(app)\" is not in apps:")
             }
         }
         let apnsOnly: [(String, String?)] = [
