@@ -189,7 +189,8 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    static func appendString(_ string: String, to bytes: inout [UInt8]) {
+    /// `string` as a quoted JSON string (escaped where it must be); the client library writes with it too.
+    public static func appendString(_ string: String, to bytes: inout [UInt8]) {
         // Tokens, ids and reasons never need escaping: copy them in one go.
         guard needsEscaping(string) else { return appendQuoted(string, to: &bytes) }
         bytes.append(UInt8(ascii: "\""))
