@@ -28,6 +28,13 @@ import Redis
         #expect(HashSlot.of(key: "foo{bar") == Int(HashSlot.crc16(Array("foo{bar".utf8)[...]) % 16384))
     }
 
+    /// What `CLUSTER KEYSLOT` answers on a Redis 7.0 cluster node.
+    @Test func slotsAsRedisComputesThem() {
+        #expect(HashSlot.of(key: "{user1000}.following") == 3443)
+        #expect(HashSlot.of(key: "foo{}{bar}") == 8363)
+        #expect(HashSlot.of(key: "foo{{bar}}zap") == 4015)
+    }
+
     @Test func everySlotIsInRange() {
         for index in 0..<2000 {
             #expect((0..<16384).contains(HashSlot.of(key: "group:default:g\(index)")))
