@@ -17,6 +17,9 @@ final class ClusterRouter: CommandRouter {
     private let logger: Logger
     private var table: ClusterSlotTable?
     private var refreshDue = true
+    /// Set by MOVED: the retry goes where the MOVED said, the map is read again before the next
+    /// command (a node asked at once may not know of the move yet and undo it).
+    private var refreshBeforeNextCommand = false
     private var connections: [RedisNodeAddress: RedisConnection] = [:]
 
     init(configuration: RedisConfiguration, seeds: [RedisNodeAddress], logger: Logger) {
@@ -27,6 +30,10 @@ final class ClusterRouter: CommandRouter {
 
     func run(_ arguments: [String], deadline: ContinuousClock.Instant) throws(RedisError) -> RedisReply {
         let slot = try ClusterCommandKey.slot(of: arguments)
+        if refreshBeforeNextCommand {
+            refreshDue = true
+            refreshBeforeNextCommand = false
+        }
         var budget = RetryBudget(deadline: deadline)
         var redirects = 0
         var asking: RedisNodeAddress?
@@ -67,7 +74,7 @@ final class ClusterRouter: CommandRouter {
                     switch redirect.kind {
                     case .moved:
                         self.table?.assign(redirect.slot...redirect.slot, to: to)
-                        refreshDue = true
+                        refreshBeforeNextCommand = true
                         logger.info("Redis Cluster slot moved; following MOVED and re-reading the slot map",
                                     metadata: [LogKeys.slot: "\(redirect.slot)", LogKeys.host: "\(to)"])
                     case .ask:
