@@ -2,4 +2,6 @@
 enum LogKeys {
     static let error = "redis.error"
     static let host = "redis.host"
+    static let master = "redis.master"
+    static let slot = "redis.slot"
 }

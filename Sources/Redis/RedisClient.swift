@@ -3,18 +3,30 @@ import Logging
 
 /// A Redis client whose hiredis connection lives on one serial queue: commands from any task are
 /// handed to that queue, run there (blocking I/O stays off the Swift cooperative pool), and the
-/// answer resumes the caller. A broken connection is dropped and reopened on the next command.
+/// answer resumes the caller. Which server a command goes to is the router's business: one server
+/// (`redis://`), the master the sentinels name, or the cluster node of the key's slot. A broken
+/// connection is dropped and reopened; with sentinels or a cluster the command is retried at the
+/// right node until `connectTimeout + commandTimeout` (what one connect and one command took at
+/// most before), then it throws.
 public final class RedisClient: Sendable {
     private let configuration: RedisConfiguration
-    private let logger: Logger
     private let queue: DispatchQueue
-    private let state: ConnectionBox
+    private let state: RouterBox
 
     public init(configuration: RedisConfiguration, logger: Logger) {
         self.configuration = configuration
-        self.logger = logger
         self.queue = DispatchQueue(label: "pushworker.redis")
-        self.state = ConnectionBox()
+        let router: any CommandRouter
+        switch configuration.topology {
+        case .standalone:
+            router = StandaloneRouter(configuration: configuration, logger: logger)
+        case let .sentinel(sentinels, masterName, sentinelPassword):
+            router = SentinelRouter(configuration: configuration, sentinels: sentinels, masterName: masterName,
+                                    sentinelPassword: sentinelPassword, logger: logger)
+        case let .cluster(seeds):
+            router = ClusterRouter(configuration: configuration, seeds: seeds, logger: logger)
+        }
+        self.state = RouterBox(router)
     }
 
     /// Runs one command. Error replies come back as `.error`, connection failures throw.
@@ -67,27 +79,13 @@ public final class RedisClient: Sendable {
 
     /// Called only on `queue`.
     private func runOnQueue(_ arguments: [String]) throws(RedisError) -> RedisReply {
-        let connection: RedisConnection
-        if let existing = state.connection {
-            connection = existing
-        } else {
-            connection = try RedisConnection(configuration: configuration)
-            state.connection = connection
-            logger.debug("connected to Redis", metadata: [LogKeys.host: "\(configuration.host):\(configuration.port)"])
-        }
-        do {
-            return try connection.run(arguments)
-        } catch {
-            // A hiredis context error leaves the context unusable; the next command reconnects.
-            state.connection = nil
-            logger.warning("Redis connection failed", metadata: [LogKeys.error: "\(error.message)"])
-            throw error
-        }
+        try state.router.run(arguments, deadline: .now + configuration.connectTimeout + configuration.commandTimeout)
     }
 }
 
-/// Holds the connection; touched only on the client's serial queue, which is what makes the
+/// Holds the router; touched only on the client's serial queue, which is what makes the
 /// unchecked Sendable sound.
-private final class ConnectionBox: @unchecked Sendable {
-    var connection: RedisConnection?
+private final class RouterBox: @unchecked Sendable {
+    let router: any CommandRouter
+    init(_ router: any CommandRouter) { self.router = router }
 }

@@ -1,7 +1,9 @@
 import PushCore
 
-/// Where Redis is and how long to wait for it. `redis://[[user]:password@]host[:port][/db]`.
+/// Where Redis is and how long to wait for it. `redis://[[user]:password@]host[:port][/db]`, or
+/// with a host list, `redis-sentinel://…/master-name[/db]` and `redis-cluster://…` (RedisHAURL).
 public struct RedisConfiguration: Sendable, Hashable {
+    /// The server; with sentinels or a cluster, the first host of the list (for messages only).
     public var host: String
     public var port: Int
     public var username: String?
@@ -9,10 +11,35 @@ public struct RedisConfiguration: Sendable, Hashable {
     public var database: Int
     public var connectTimeout: Duration = .seconds(5)
     public var commandTimeout: Duration = .seconds(5)
+    public var topology: RedisTopology = .standalone
 
     public init(url: String) throws(RedisError) {
+        if RedisHAURL.isHA(url) {
+            do throws(ServiceURLError) {
+                let parsed = try RedisHAURL(parsing: url)
+                topology = parsed.topology
+                username = parsed.username
+                password = parsed.password
+                database = parsed.database
+                let first: RedisNodeAddress
+                switch parsed.topology {
+                case let .sentinel(sentinels, _, _): first = sentinels[0]
+                case let .cluster(seeds): first = seeds[0]
+                case .standalone: first = RedisNodeAddress(host: "127.0.0.1", port: 6379)
+                }
+                host = first.host
+                port = first.port
+            } catch {
+                let scheme = url.hasPrefix(RedisHAURL.sentinelScheme) ? RedisHAURL.sentinelScheme : RedisHAURL.clusterScheme
+                throw RedisError(.invalidURL, "\(scheme) URL: \(error.message)")
+            }
+            return
+        }
         if url.hasPrefix("rediss://") {
-            throw RedisError(.invalidURL, "redis URL must start with redis:// (got \"rediss://\"); TLS to Redis (rediss://) needs hiredis 1.x, which Debian 12 lacks: reach a TLS-only Redis through a local TLS tunnel (stunnel, spiped)")
+            throw RedisError(.invalidURL, "redis URL must start with redis://, redis-sentinel:// or redis-cluster:// (got \"rediss://\"); TLS to Redis (rediss://) needs hiredis 1.x, which Debian 12 lacks: reach a TLS-only Redis through a local TLS tunnel (stunnel, spiped)")
+        }
+        if !url.hasPrefix("redis://") {
+            throw RedisError(.invalidURL, "redis URL: the scheme must be redis://, redis-sentinel:// or redis-cluster://")
         }
         do throws(ServiceURLError) {
             // The project's one URL parser: it never repeats the URL (a password may be in it).

@@ -5,31 +5,45 @@ import Glibc
 final class RedisConnection {
     private let context: UnsafeMutablePointer<redisContext>
 
-    init(configuration: RedisConfiguration) throws(RedisError) {
-        let timeout = Self.timeval(configuration.connectTimeout)
-        guard let context = redisConnectWithTimeout(configuration.host, Int32(configuration.port), timeout) else {
+    convenience init(configuration: RedisConfiguration) throws(RedisError) {
+        try self.init(address: RedisNodeAddress(host: configuration.host, port: configuration.port),
+                      username: configuration.username, password: configuration.password, database: configuration.database,
+                      connectTimeout: configuration.connectTimeout, commandTimeout: configuration.commandTimeout)
+    }
+
+    /// Connects, authenticates and selects the database; each step bounded by the timeouts.
+    init(address: RedisNodeAddress, username: String?, password: String?, database: Int,
+         connectTimeout: Duration, commandTimeout: Duration) throws(RedisError) {
+        let timeout = Self.timeval(connectTimeout)
+        guard let context = redisConnectWithTimeout(address.host, Int32(address.port), timeout) else {
             throw RedisError(.connection, "out of memory creating a Redis context")
         }
         if context.pointee.err != 0 {
             let message = Self.errorText(context)
             redisFree(context)
-            throw RedisError(.connection, "cannot connect to \(configuration.host):\(configuration.port): \(message)")
+            throw RedisError(.connection, "cannot connect to \(address): \(message)")
         }
         self.context = context
         // The connect timeout covers only the connect; commands get their own bound.
-        _ = redisSetTimeout(context, Self.timeval(configuration.commandTimeout))
+        setTimeout(commandTimeout)
         _ = redisEnableKeepAlive(context)
-        if let password = configuration.password {
+        if let password {
             var args = ["AUTH"]
-            if let user = configuration.username { args.append(user) }
+            if let username { args.append(username) }
             args.append(password)
             if case let .error(text) = try run(args) {
                 throw RedisError(.reply, "authentication failed: \(text)")
             }
         }
-        if configuration.database != 0, case let .error(text) = try run(["SELECT", String(configuration.database)]) {
-            throw RedisError(.reply, "SELECT \(configuration.database) failed: \(text)")
+        if database != 0, case let .error(text) = try run(["SELECT", String(database)]) {
+            throw RedisError(.reply, "SELECT \(database) failed: \(text)")
         }
+    }
+
+    /// Bounds each later command's send and receive (a router shortens it to what is left of a
+    /// command's overall deadline).
+    func setTimeout(_ duration: Duration) {
+        _ = redisSetTimeout(context, Self.timeval(max(duration, .milliseconds(1))))
     }
 
     deinit { redisFree(context) }

@@ -9,6 +9,8 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let reply = Code(name: "error reply")
         public static let unexpectedReply = Code(name: "unexpected reply")
         public static let shutdown = Code(name: "shut down")
+        /// A command the topology cannot route (a multi-key command on Redis Cluster): a bug in the caller.
+        public static let unsupported = Code(name: "unsupported")
         public var description: String { name }
     }
 

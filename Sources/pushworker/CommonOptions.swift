@@ -9,7 +9,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "RabbitMQ URL (amqp:// or amqps://). Default \(WorkerSettings.defaultAMQPURL). [env PUSHWORKER_AMQP_URL]")
     var amqpURL: String?
 
-    @Option(help: "Redis URL, redis://[:password@]host[:port][/db]. Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
+    @Option(help: "Redis URL, redis://[:password@]host[:port][/db], redis-sentinel://[:password@]host1:26379,host2:26379/master-name[/db] or redis-cluster://[:password@]host1:7000,host2:7001 (docs/redis-ha.md). Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
     var redisURL: String?
 
     @Option(help: "CA file for amqps:// (default: the system store). [env PUSHWORKER_AMQP_CA_FILE]")

@@ -1,0 +1,7 @@
+/// Sends one command to the node it belongs to. Implementations keep their connections and are
+/// touched only on RedisClient's serial queue (hiredis contexts are not thread-safe).
+protocol CommandRouter: AnyObject {
+    /// An error reply comes back as `.error` (after redirects were followed); failing to reach a
+    /// node that can answer by `deadline` throws `.connection`.
+    func run(_ arguments: [String], deadline: ContinuousClock.Instant) throws(RedisError) -> RedisReply
+}
