@@ -53,6 +53,12 @@ public final class AMQPClient: Sendable {
         shared.withLockedValue { $0.connectedGeneration != nil }
     }
 
+    /// Which connection is up (counted from 1; nil while disconnected): a delivery whose tag names
+    /// another one was already requeued by the broker.
+    public var connectionGeneration: UInt64? {
+        shared.withLockedValue { $0.connectedGeneration }
+    }
+
     /// Returns once a connection is up (topology declared, consumers started).
     public func waitUntilConnected(timeout: Duration) async throws(AMQPError) {
         let id = shared.withLockedValue { state in

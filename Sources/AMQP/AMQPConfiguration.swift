@@ -1,7 +1,9 @@
 /// How to reach the broker and how the connection behaves.
 public struct AMQPConfiguration: Sendable {
     /// `amqp://user:pass@host:port/vhost` or `amqps://…` (TLS). Parts are percent-decoded;
-    /// an empty path or `/` means vhost `/`, and `%2f` spells `/` inside a vhost.
+    /// an empty path or `/` means vhost `/`, and `%2f` spells `/` inside a vhost. Several nodes of
+    /// a cluster are separated by commas (`AMQPEndpoint.list(parsing:)`): the client connects to
+    /// one of them and fails over to the next (`EndpointRotation`).
     public var url: String
     /// PEM bundle used to verify the broker for `amqps://`; the system bundle when nil.
     public var caFile: String?
@@ -25,8 +27,13 @@ public struct AMQPConfiguration: Sendable {
         self.reconnectDelay = .milliseconds(200) ... .seconds(2)
     }
 
-    /// Where `url` points, or `.invalidURL` saying what is wrong with it.
+    /// The nodes `url` names, in the order written, or `.invalidURL` saying what is wrong with it.
+    public func endpoints() throws(AMQPError) -> [AMQPEndpoint] {
+        try AMQPEndpoint.list(parsing: url)
+    }
+
+    /// The first node `url` names.
     public func endpoint() throws(AMQPError) -> AMQPEndpoint {
-        try AMQPEndpoint(parsing: url)
+        try endpoints()[0]
     }
 }

@@ -5,5 +5,9 @@ public enum AMQPDeclaration: Sendable, Hashable {
     /// with other arguments is kept as it is, with a warning, rather than failing the connection.
     case exchange(name: String, type: String, durable: Bool = true, arguments: [String: AMQPFieldValue] = [:])
     case queue(name: String, durable: Bool = true, arguments: [String: AMQPFieldValue] = [:])
+    /// Checks that the queue exists (a passive declare), whatever its type and arguments: for a
+    /// publisher of a queue that someone else declares, such as a quorum queue, which refuses a
+    /// declaration with other arguments. A missing queue fails the connection (404).
+    case existingQueue(name: String)
     case binding(queue: String, exchange: String, routingKey: String)
 }

@@ -21,7 +21,8 @@ public final class Gateway: Sendable {
     public init(settings: GatewaySettings, logger: Logger) {
         self.settings = settings
         self.logger = logger
-        publisher = JobPublisher(configuration: settings.amqp, queue: settings.jobQueue, timeout: settings.publishTimeout, logger: logger)
+        publisher = JobPublisher(configuration: settings.amqp, queue: settings.jobQueue, queueType: settings.queueType,
+                                 timeout: settings.publishTimeout, logger: logger)
         redis = RedisClient(configuration: settings.redis, logger: logger)
         keyring = APIKeyring(settings.apiKeys, defaultRate: settings.defaultRequestsPerSecond, defaultBurst: settings.defaultBurst)
         jobs = JobIntake(apps: settings.apps)

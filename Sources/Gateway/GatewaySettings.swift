@@ -16,6 +16,8 @@ public struct GatewaySettings: Sendable {
     /// Every app jobs may name, with its platform (which says what a device is).
     public var apps: [String: AppEntry.Platform] = ["default": .apns]
     public var jobQueue = "push.jobs"
+    /// The workers' `--queue-type`: with quorum queues the gateway only checks the job queue exists.
+    public var queueType = QueueType.classic
     public var groupKeyPrefix = "group:"
     public var relayEnabled = true
     public var relayDevelopmentApp = "default"

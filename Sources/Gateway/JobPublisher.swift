@@ -9,11 +9,12 @@ final class JobPublisher: Sendable {
     let client: PushworkerClient
     let timeout: Duration
 
-    init(configuration: AMQPConfiguration, queue: String, timeout: Duration, logger: Logger) {
-        // The job queue is declared as `pushworker send` and the worker declare it (durable, no
-        // arguments), so a gateway that starts first still has a queue to publish into.
+    init(configuration: AMQPConfiguration, queue: String, queueType: QueueType, timeout: Duration, logger: Logger) {
+        // A classic job queue is declared as `pushworker send` and the worker declare it (durable, no
+        // arguments), so a gateway that starts first still has a queue to publish into; a quorum
+        // one must exist (the workers declare it).
         client = PushworkerClient(configuration: .init(amqpURL: configuration.url, caFile: configuration.caFile, jobQueue: queue,
-                                                       connectionName: configuration.connectionName), logger: logger)
+                                                       connectionName: configuration.connectionName, queueType: queueType), logger: logger)
         self.timeout = timeout
     }
 

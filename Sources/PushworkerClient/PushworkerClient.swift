@@ -34,7 +34,7 @@ public final class PushworkerClient: Sendable {
         self.logger = logger
         amqp = AMQPClient(
             configuration: Self.amqpConfiguration(configuration, name: configuration.connectionName),
-            topology: configuration.declaresJobQueue ? [ResultsTopology.jobQueue(configuration.jobQueue)] : [],
+            topology: configuration.declaresJobQueue ? [ResultsTopology.jobQueue(configuration.jobQueue, type: configuration.queueType)] : [],
             logger: logger)
     }
 

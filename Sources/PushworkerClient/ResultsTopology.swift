@@ -23,9 +23,13 @@ enum ResultsTopology {
         resultsExchange + ".unrouted"
     }
 
-    /// The job queue as the worker declares it (durable, no arguments), so that a job published
-    /// before any worker ran is kept.
-    static func jobQueue(_ name: String) -> AMQPDeclaration {
-        .queue(name: name)
+    /// The job queue as the worker declares classic queues (durable, no arguments), so that a job
+    /// published before any worker ran is kept; a quorum queue is only checked for, since its
+    /// arguments are the workers' to choose.
+    static func jobQueue(_ name: String, type: QueueType) -> AMQPDeclaration {
+        switch type {
+        case .classic: .queue(name: name)
+        case .quorum: .existingQueue(name: name)
+        }
     }
 }

@@ -14,6 +14,8 @@ final class ConsumptionGate: Sendable {
     /// Given by `open`: the gate is made before the processor that handles deliveries.
     private let handler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
     private let bodyRoom = NIOLockedValueBox<(@Sendable () -> Int)?>(nil)
+    /// With quorum queues: the delay queue's handler (`DelayQueueRelease`).
+    private let delayHandler = NIOLockedValueBox<(@Sendable (AMQPDelivery) -> Void)?>(nil)
     private let state: NIOLockedValueBox<ConsumptionState>
     /// How many apps are held back now: read per job without the lock (almost always 0).
     private let heldAppCount = Atomic<Int>(0)
@@ -46,9 +48,13 @@ final class ConsumptionGate: Sendable {
 
     /// Starts consuming; every delivery goes to `handler` (on the AMQP thread). A body larger than
     /// `bodyRoom()` when it arrives is not read whole (see `BodyBytesInFlight`).
-    func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void, bodyRoom: (@Sendable () -> Int)? = nil) {
+    /// `delayHandler` takes the delay queue's deliveries (quorum queues), consumed and paused
+    /// with the lanes.
+    func open(delivering handler: @escaping @Sendable (AMQPDelivery) -> Void, bodyRoom: (@Sendable () -> Int)? = nil,
+              delayHandler: (@Sendable (AMQPDelivery) -> Void)? = nil) {
         self.handler.withLockedValue { $0 = handler }
         self.bodyRoom.withLockedValue { $0 = bodyRoom }
+        self.delayHandler.withLockedValue { $0 = delayHandler }
         change { $0.open() }
     }
 
@@ -148,6 +154,9 @@ final class ConsumptionGate: Sendable {
             // The bulk lane, with its own fixed prefetch (a retune leaves its consumer as it is).
             amqp.consume(queue: configuration.bulkQueue, prefetch: configuration.bulkPrefetch,
                          maxBodyBytes: configuration.maxMessageBytes, bodyRoom: bodyRoom, handler: handler)
+            if let delayHandler = delayHandler.withLockedValue({ $0 }) {
+                amqp.consume(queue: configuration.delayQueue, prefetch: configuration.delayPrefetch, handler: delayHandler)
+            }
         case .stopConsuming:
             amqp.stopConsuming()
         }

@@ -48,8 +48,9 @@ extension JobProcessor {
         if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
             .delayQueue(afterAttempts: job.attempts + 1, atLeast: settlement.retryAfter) {
             let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
-            messages.append(.init(exchange: "", routingKey: queue.name, body: retry.encoded(),
-                                  properties: Self.jobProperties(id: job.id), mandatory: true))
+            var properties = Self.jobProperties(id: job.id)
+            let route = configuration.delayRoute(queue, bulk: job.bulk, properties: &properties, now: time)
+            messages.append(.init(exchange: "", routingKey: route, body: retry.encoded(), properties: properties, mandatory: true))
         }
         if !settlement.heldTokens.isEmpty {
             // Not the devices' fault: they wait in the job queue, attempts untouched, while the
@@ -122,7 +123,7 @@ extension JobProcessor {
             queues = queues.filter { $0.delay <= longestDelay }
             if queues.isEmpty { queues = [first] }
         }
-        guard let queue = queues.isEmpty ? nil : queues[min(deferrals, queues.count - 1)].name else {
+        guard let queue = queues.isEmpty ? nil : queues[min(deferrals, queues.count - 1)] else {
             // No delay queues configured: hold the slot a moment so the requeue is not a tight loop.
             try? await Task.sleep(for: .seconds(1))
             amqp.nack(delivery.tag, requeue: true)
@@ -132,9 +133,12 @@ extension JobProcessor {
         properties.persistent = true
         properties.expiration = nil
         properties.headers[Self.deferralsHeader] = .int(Int64(deferrals + 1))
-        let message = ResultPublisher.Message(exchange: "", routingKey: queue, body: delivery.body,
-                                              properties: properties, mandatory: true,
-                                              fallback: Self.deferralFallback(of: delivery, deferrals: deferrals + 1))
+        var fallback = Self.deferralFallback(of: delivery, deferrals: deferrals + 1)
+        let now = UnixTime.now(), bulk = isInBulkLane(delivery)
+        let route = configuration.delayRoute(queue, bulk: bulk, properties: &properties, now: now)
+        _ = configuration.delayRoute(queue, bulk: bulk, properties: &fallback, now: now)
+        let message = ResultPublisher.Message(exchange: "", routingKey: route, body: delivery.body,
+                                              properties: properties, mandatory: true, fallback: fallback)
         guard await results.publish([message], logger: log.logger) else { return }
         amqp.ack(delivery.tag)
         status.recordDeferral()

@@ -27,6 +27,8 @@ public final class PushWorker: Service, Sendable {
     private let gate: ConsumptionGate
     private let results: ResultPublisher
     private let processor: JobProcessor
+    /// With quorum queues: holds the delay queue's retries until due.
+    private let delayRelease: DelayQueueRelease?
     private let jobs = JobsInFlight()
     /// Job bodies in memory against --max-bytes-in-flight (asked by the AMQP thread per delivery).
     private let bodyBytes: BodyBytesInFlight
@@ -79,15 +81,20 @@ public final class PushWorker: Service, Sendable {
         self.results = ResultPublisher(amqp: amqp, gate: gate, status: status, delayed: delayed, topology: configuration.topology)
         self.processor = JobProcessor(configuration: configuration, amqp: amqp, redis: redis, roster: roster,
                                       status: status, gate: gate, results: results, tasks: jobTasks, logger: logger)
+        self.delayRelease = configuration.queueType == .quorum
+            ? DelayQueueRelease(amqp: amqp, configuration: configuration, delayed: delayed, logger: logger) : nil
     }
 
     public func run() async throws {
         amqp.start()
         await tokenSharing.prime()
         let bodyBytes = bodyBytes
-        gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room })
+        var delayHandler: (@Sendable (AMQPDelivery) -> Void)?
+        if let delayRelease { delayHandler = { delayRelease.hold($0) } }
+        gate.open(delivering: deliveryHandler(), bodyRoom: { bodyBytes.room }, delayHandler: delayHandler)
         logger.info("worker started", metadata: [
             "amqp.queue": "\(configuration.jobQueue)", "amqp.prefetch": "\(configuration.prefetch)",
+            "amqp.queue_type": "\(configuration.queueType)",
             "push.apps": "\(roster.current.names.joined(separator: ","))",
         ])
         await withGracefulShutdownHandler {
@@ -109,6 +116,7 @@ public final class PushWorker: Service, Sendable {
                     }
                 }
                 await jobs.drained()
+                delayRelease?.stop()
                 delayed.close()
                 jobTasks.close()
                 connectionEventsInput.finish()
@@ -178,6 +186,8 @@ public final class PushWorker: Service, Sendable {
         logger.info("stopping: no new jobs; finishing the ones in flight")
         gate.close()
         jobs.close()
+        // Held retries stay unacked for another worker: not released early.
+        delayRelease?.stop()
         // Work waiting for a timer runs now (its last chance); new work is refused.
         delayed.close()
         stopRequestedInput.yield()

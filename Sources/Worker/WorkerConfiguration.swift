@@ -19,6 +19,24 @@ public struct WorkerConfiguration: Sendable {
     public var appNames: Set<String> { Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys) }
     public var jobQueue = "push.jobs"
     public var deadQueue = "push.jobs.dead"
+    /// Classic queues (one node) or quorum queues (replicated over a cluster) for the job, bulk,
+    /// delay and dead queues; with quorum queues, retries wait in `delayQueue` (`DelayQueueEntry`).
+    public var queueType = QueueType.classic
+    /// Retries held for later with quorum queues: `<job queue>.delay`, consumed by the workers
+    /// themselves, which hold each message unacked until it is due.
+    public var delayQueue: String { jobQueue + ".delay" }
+    /// Messages of the delay queue one worker holds at once (its consumer's prefetch): each waits
+    /// unacked, its body in memory, until it is due.
+    public var delayPrefetch: UInt16 = 500
+    /// A quorum lane dead-letters a message delivered more often than this: a backstop only, far
+    /// above `maxRedeliveries` (at most `quorumDeliveryLimit - 1`), where the worker rejects the
+    /// job with an event first. Fixed, because RabbitMQ refuses to declare a queue again with
+    /// another limit.
+    public static let quorumDeliveryLimit = 20
+    /// RabbitMQ closes a channel whose delivery stayed unacked longer than its `consumer_timeout`
+    /// (30 minutes by default): with quorum queues a retry is held unacked for its whole delay,
+    /// so no delay may come near it.
+    public static let longestHeldDelay: Duration = .seconds(25 * 60)
     public var resultsExchange = "push.results"
     /// Unacked jobs this worker holds at once: where it starts when `tunesPrefetch`, else fixed.
     public var prefetch: UInt16 = 100
@@ -58,6 +76,16 @@ public struct WorkerConfiguration: Sendable {
     /// The bulk lane's delay queues (`<job queue>.bulk.retry.<delay>`): a bulk retry stays bulk.
     public var bulkRetry: RetryPolicy { RetryPolicy(delays: retry.delays, jobQueue: bulkQueue) }
 
+    /// Where a job waits `wait.delay` before it goes back to its lane: the lane's TTL queue of that
+    /// delay (`wait.name`) with classic queues, or the delay queue with the due time and the lane
+    /// in `properties` (`DelayQueueEntry`) with quorum queues.
+    func delayRoute(_ wait: (name: String, delay: Duration), bulk: Bool, properties: inout AMQPProperties, now: UnixTime) -> String {
+        guard queueType == .quorum else { return wait.name }
+        let due = UnixTime(milliseconds: now.milliseconds + DurationText.milliseconds(wait.delay))
+        DelayQueueEntry.mark(&properties, due: due, lane: queue(bulk: bulk))
+        return delayQueue
+    }
+
     /// Where a job of this lane waits, and where its retries go.
     public func queue(bulk: Bool) -> String { bulk ? bulkQueue : jobQueue }
     public func retryPolicy(bulk: Bool) -> RetryPolicy { bulk ? bulkRetry : retry }
@@ -89,6 +117,21 @@ public struct WorkerConfiguration: Sendable {
 
     /// Queues and exchanges the worker relies on; declared (idempotently, durable) on every connect.
     public var topology: [AMQPDeclaration] {
+        if queueType == .quorum {
+            let quorum: [String: AMQPFieldValue] = ["x-queue-type": .string("quorum")]
+            // Past the limit the broker moves a message to the dead queue itself (no event).
+            let lane = quorum.merging([
+                "x-delivery-limit": .int(Int64(Self.quorumDeliveryLimit)),
+                "x-dead-letter-exchange": .string(""),
+                "x-dead-letter-routing-key": .string(deadQueue),
+            ]) { $1 }
+            return [
+                .queue(name: jobQueue, arguments: lane),
+                .queue(name: bulkQueue, arguments: lane),
+                .queue(name: delayQueue, arguments: quorum),
+                .queue(name: deadQueue, arguments: quorum),
+            ] + Self.resultsTopology(resultsExchange: resultsExchange)
+        }
         var declarations: [AMQPDeclaration] = [
             .queue(name: jobQueue),
             .queue(name: bulkQueue),

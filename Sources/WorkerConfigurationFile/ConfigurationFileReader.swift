@@ -1,3 +1,4 @@
+import AMQP
 import APNs
 import Logging
 import PushCore
@@ -11,7 +12,7 @@ public enum ConfigurationFileReader {
     static let workerKeys = [
         "prefetch", "max_in_flight", "chunk_size", "retry_delays", "group_key_prefix", "max_message_bytes",
         "max_bytes_in_flight", "max_redeliveries", "completion_events", "shutdown_timeout",
-        "credentials_retry_interval", "job_queue", "results_exchange", "status_port", "status_host", "log_level",
+        "credentials_retry_interval", "job_queue", "queue_type", "results_exchange", "status_port", "status_host", "log_level",
         "token_refresh", "token_refresh_for_sandbox_tests",
     ]
     static let appKeys = [
@@ -99,6 +100,7 @@ public enum ConfigurationFileReader {
         settings.shutdownTimeout = reader.duration(values["shutdown_timeout"], at: field("shutdown_timeout"), positive: false)
         settings.credentialsRetryInterval = reader.duration(values["credentials_retry_interval"], at: field("credentials_retry_interval"))
         settings.jobQueue = reader.string(values["job_queue"], at: field("job_queue"))
+        settings.queueType = reader.choice(values["queue_type"], at: field("queue_type"), of: QueueType.self)
         settings.resultsExchange = reader.string(values["results_exchange"], at: field("results_exchange"))
         settings.statusPort = reader.int(values["status_port"], at: field("status_port"), range: 0...65535)
         settings.statusHost = reader.string(values["status_host"], at: field("status_host"))

@@ -31,6 +31,7 @@ public enum EffectiveConfigurationText {
         lines.append("  token_refresh: \(DurationText.format(worker.providerTokenRefresh))")
         if worker.providerTokenRefreshBelow20Minutes { lines.append("  token_refresh_for_sandbox_tests: true") }
         lines.append("  job_queue: \(quoted(worker.jobQueue))")
+        lines.append("  queue_type: \(worker.queueType)")
         lines.append("  results_exchange: \(quoted(worker.resultsExchange))")
         lines.append("  status_port: \(settings.effectiveStatusPort)")
         lines.append("  status_host: \(quoted(settings.effectiveStatusHost))")

@@ -45,6 +45,7 @@ public struct WorkerSettings: Sendable, Equatable {
     public var tokenRefresh: Duration?
     public var tokenRefreshForSandboxTests: Bool?
     public var jobQueue: String?
+    public var queueType: QueueType?
     public var resultsExchange: String?
     public var statusPort: Int?
     public var statusHost: String?
@@ -68,7 +69,7 @@ public struct WorkerSettings: Sendable, Equatable {
         take(\.amqpURL); take(\.amqpCAFile); take(\.redisURL); take(\.prefetch); take(\.maxInFlight)
         take(\.chunkSize); take(\.retryDelays); take(\.groupKeyPrefix); take(\.maxMessageBytes)
         take(\.maxBytesInFlight); take(\.maxRedeliveries); take(\.completionEvents); take(\.shutdownTimeout)
-        take(\.credentialsRetryInterval); take(\.jobQueue); take(\.resultsExchange); take(\.statusPort)
+        take(\.credentialsRetryInterval); take(\.jobQueue); take(\.queueType); take(\.resultsExchange); take(\.statusPort)
         take(\.statusHost); take(\.logLevel); take(\.tokenRefresh); take(\.tokenRefreshForSandboxTests)
         return merged
     }
@@ -82,6 +83,7 @@ public struct WorkerSettings: Sendable, Equatable {
         var amqp = AMQPConfiguration(url: amqpURL ?? Self.defaultAMQPURL)
         amqp.caFile = amqpCAFile
         amqp.connectionName = connectionName
+        do { _ = try amqp.endpoints() } catch { throw SettingError(setting: "amqp.url", error.message) }
         let redis: RedisConfiguration
         do { redis = try RedisConfiguration(url: redisURL ?? Self.defaultRedisURL) } catch {
             throw SettingError(setting: "redis.url", "\(error.message)")
@@ -116,6 +118,7 @@ public struct WorkerSettings: Sendable, Equatable {
             configuration.jobQueue = jobQueue
             configuration.deadQueue = jobQueue + ".dead"
         }
+        if let queueType { configuration.queueType = queueType }
         // The delay queues are named after the job queue, so the policy is rebuilt when either changes.
         let delays = retryDelays ?? configuration.retry.delays
         configuration.retry = RetryPolicy(delays: delays, jobQueue: configuration.jobQueue)
@@ -141,6 +144,14 @@ public struct WorkerSettings: Sendable, Equatable {
             throw SettingError(setting: "max_bytes_in_flight", "\(name("max_bytes_in_flight")) must be at least \(name("max_message_bytes")) (\(configuration.maxMessageBytes))")
         }
         guard configuration.maxRedeliveries >= 1 else { throw SettingError(setting: "max_redeliveries", "\(name("max_redeliveries")) must be at least 1") }
+        if configuration.queueType == .quorum {
+            if let longest = configuration.retry.delays.max(), longest > WorkerConfiguration.longestHeldDelay {
+                throw SettingError(setting: "retry_delays", "\(name("retry_delays")) \(DurationText.format(longest)) is longer than \(DurationText.format(WorkerConfiguration.longestHeldDelay)), the longest a retry is held with \(name("queue_type")) quorum: the worker holds it unacked, and RabbitMQ closes the channel of a delivery unacked past its consumer_timeout (30 minutes by default)")
+            }
+            guard configuration.maxRedeliveries < WorkerConfiguration.quorumDeliveryLimit else {
+                throw SettingError(setting: "max_redeliveries", "\(name("max_redeliveries")) must be below \(WorkerConfiguration.quorumDeliveryLimit) with \(name("queue_type")) quorum: the quorum queues' x-delivery-limit is \(WorkerConfiguration.quorumDeliveryLimit), and the worker must reject a job (with its event) before the broker does")
+            }
+        }
         let refreshRange = configuration.providerTokenRefreshBelow20Minutes
             ? WorkerConfiguration.providerTokenRefreshTestRange : WorkerConfiguration.providerTokenRefreshRange
         guard refreshRange.contains(configuration.providerTokenRefresh) else {

@@ -6,8 +6,11 @@ import WorkerConfigurationFile
 
 struct ConnectionOptions: ParsableArguments {
     // No defaults here: for `run --config`, an option not given leaves the file's value.
-    @Option(help: "RabbitMQ URL (amqp:// or amqps://). Default \(WorkerSettings.defaultAMQPURL). [env PUSHWORKER_AMQP_URL]")
+    @Option(help: "RabbitMQ URL (amqp:// or amqps://); the nodes of a cluster comma-separated, amqp://u:p@h1,h2,h3/ or whole URLs: one is chosen at random, the next on failure. Default \(WorkerSettings.defaultAMQPURL). [env PUSHWORKER_AMQP_URL]")
     var amqpURL: String?
+
+    @Option(help: "classic or quorum: the type of the job, bulk, delay and dead queues; every worker, gateway and `send` of a fleet must use the same one (README \"Scaling out\"). Default classic. [env PUSHWORKER_QUEUE_TYPE]")
+    var queueType: String?
 
     @Option(help: "Redis URL, redis://[:password@]host[:port][/db], redis-sentinel://[:password@]host1:26379,host2:26379/master-name[/db] or redis-cluster://[:password@]host1:7000,host2:7001 (docs/redis-ha.md). Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
     var redisURL: String?
@@ -20,6 +23,15 @@ struct ConnectionOptions: ParsableArguments {
         configuration.caFile = Env.or(amqpCAFile, "amqp-ca-file")
         configuration.connectionName = name
         return configuration
+    }
+
+    /// `--queue-type` given (or PUSHWORKER_QUEUE_TYPE), nil when not.
+    func parsedQueueType() throws -> QueueType? {
+        guard let text = Env.or(queueType, "queue-type") else { return nil }
+        guard let type = QueueType(rawValue: text) else {
+            throw ValidationError("--queue-type must be classic or quorum, got \"\(text)\"")
+        }
+        return type
     }
 
     func redisConfiguration() throws -> RedisConfiguration {

@@ -72,6 +72,7 @@ struct GatewayCommand: AsyncParsableCommand {
             }
             settings.apps = Dictionary(file.apps.map { ($0.name, $0.platform) }, uniquingKeysWith: { first, _ in first })
             settings.jobQueue = merged.jobQueue ?? settings.jobQueue
+            settings.queueType = merged.queueType ?? settings.queueType
             settings.groupKeyPrefix = merged.groupKeyPrefix ?? settings.groupKeyPrefix
             section = file.gateway ?? GatewaySection()
             do { settings.apiKeys = try section.loadKeys(path: path, lines: file.lines, environment: Env.all) } catch {
@@ -82,6 +83,7 @@ struct GatewayCommand: AsyncParsableCommand {
                                        redis: try connection.redisConfiguration())
         }
         if let queue = jobQueue { settings.jobQueue = queue }
+        if let type = try connection.parsedQueueType() { settings.queueType = type }
         if let prefix = groupKeyPrefix { settings.groupKeyPrefix = prefix }
         do {
             let address = try ListenAddress(parsing: listen ?? section.listen ?? "127.0.0.1:8080")

@@ -30,7 +30,8 @@ struct SendCommand: AsyncParsableCommand {
         let job = try makeJob()
         let amqp = connection.amqpConfiguration(name: "pushworker-send")
         let client = PushworkerClient(configuration: .init(amqpURL: amqp.url, caFile: amqp.caFile, jobQueue: jobQueue,
-                                                           resultsExchange: resultsExchange, connectionName: amqp.connectionName),
+                                                           resultsExchange: resultsExchange, connectionName: amqp.connectionName,
+                                                           queueType: try connection.parsedQueueType() ?? .classic),
                                       logger: Logger(label: "pushworker.send"))
         do {
             // Subscribed first, so not even the first event can come before the queue is bound.

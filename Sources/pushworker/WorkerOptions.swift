@@ -55,6 +55,7 @@ struct WorkerOptions: ParsableArguments {
         settings.amqpURL = connection.amqpURL
         settings.amqpCAFile = connection.amqpCAFile
         settings.redisURL = connection.redisURL
+        settings.queueType = try connection.parsedQueueType()
         if let prefetch {
             guard let value = WorkerSettings.Prefetch(prefetch) else {
                 throw ValidationError("--prefetch must be auto or 1…65535, got \"\(prefetch)\"")

@@ -23,6 +23,8 @@ final class PipelineFixture: @unchecked Sendable {
     let control: AMQPClient
     let redis: RedisClient
     var worker: PushWorker?
+    /// The last started worker's: a quorum job queue is the worker's to declare.
+    var queueType = QueueType.classic
     private var workerTask: Task<Void, any Error>?
     let eventQueue: String
 
@@ -83,7 +85,16 @@ final class PipelineFixture: @unchecked Sendable {
     func startWorker(_ configuration: WorkerConfiguration) throws {
         let worker = try PushWorker(configuration: configuration, logger: logger)
         self.worker = worker
+        queueType = configuration.queueType
         workerTask = Task { try await worker.run() }
+    }
+
+    /// Stops the worker and waits for it to end (its connections closed: what it held is requeued).
+    func stopWorker() async {
+        worker?.stop()
+        _ = try? await workerTask?.value
+        worker = nil
+        workerTask = nil
     }
 
     /// Publishes a job body (confirmed) to this fixture's job queue.
@@ -91,7 +102,15 @@ final class PipelineFixture: @unchecked Sendable {
         var properties = AMQPProperties()
         properties.contentType = "application/json"
         properties.messageID = messageID
-        try await control.declare([.queue(name: jobQueue)])
+        if queueType == .quorum {
+            // Declared by the worker as it connects: wait for it (a passive declare fails until then).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while (try? await control.declare([.existingQueue(name: jobQueue)])) == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        } else {
+            try await control.declare([.queue(name: jobQueue)])
+        }
         try await control.publish(exchange: "", routingKey: jobQueue, body: Array(json.utf8), properties: properties)
     }
 
@@ -124,7 +143,7 @@ final class PipelineFixture: @unchecked Sendable {
         _ = try? await workerTask?.value
         let lanes = [jobQueue, "\(jobQueue).bulk"]
         let delayQueues = lanes.flatMap { lane in RetryPolicy(delays: [.milliseconds(300)], jobQueue: lane).queueNames.map(\.name) }
-        for queue in lanes + [deadQueue, eventQueue, "\(resultsExchange).unrouted"] + delayQueues {
+        for queue in lanes + [deadQueue, eventQueue, "\(resultsExchange).unrouted", "\(jobQueue).delay"] + delayQueues {
             try? await control.deleteQueue(queue)
         }
         await control.shutdown()

@@ -15,7 +15,15 @@ import Worker
     @Test func jobQueueIsDeclaredAsTheWorkerDoes() throws {
         var worker = WorkerConfiguration(amqp: AMQPConfiguration(url: "amqp://127.0.0.1/"), redis: try .init(url: "redis://127.0.0.1"), apps: [:])
         worker.jobQueue = "shop.jobs"
-        #expect(worker.topology.contains(ResultsTopology.jobQueue("shop.jobs")))
+        #expect(worker.topology.contains(ResultsTopology.jobQueue("shop.jobs", type: .classic)))
         #expect(ResultsTopology.unroutedQueue(resultsExchange: worker.resultsExchange) == worker.unroutedEventsExchange)
+    }
+
+    /// A quorum job queue's arguments are the workers': the client declares nothing of it.
+    @Test func quorumJobQueueIsOnlyCheckedFor() throws {
+        var worker = WorkerConfiguration(amqp: AMQPConfiguration(url: "amqp://127.0.0.1/"), redis: try .init(url: "redis://127.0.0.1"), apps: [:])
+        worker.queueType = .quorum
+        #expect(ResultsTopology.jobQueue(worker.jobQueue, type: .quorum) == .existingQueue(name: worker.jobQueue))
+        #expect(!worker.topology.contains(ResultsTopology.jobQueue(worker.jobQueue, type: .classic)))
     }
 }

@@ -165,7 +165,14 @@ extension ConnectionLoop {
                     try ensureAdminChannel(connection)
                 }
             case .queue(let name, let durable, let arguments):
-                try connection.declareQueue(channel: Self.adminChannel, name: name, passive: false, durable: durable, arguments: arguments)
+                do {
+                    try connection.declareQueue(channel: Self.adminChannel, name: name, passive: false, durable: durable, arguments: arguments)
+                } catch where error.status == 406 {
+                    throw AMQPError(code: error.code, status: error.status, message: error.message
+                        + " (queue \(name) exists with another type or other arguments: every declarer must declare it the same way, e.g. the same --queue-type, or delete it)")
+                }
+            case .existingQueue(let name):
+                _ = try connection.declareQueue(channel: Self.adminChannel, name: name, passive: true, durable: false, arguments: [:])
             case .binding(let queue, let exchange, let routingKey):
                 try connection.bind(channel: Self.adminChannel, queue: queue, exchange: exchange, routingKey: routingKey)
             }

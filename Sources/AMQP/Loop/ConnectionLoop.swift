@@ -63,6 +63,8 @@ final class ConnectionLoop {
     var policy: ConnectionPolicy
     var backoff: Backoff
     var reconnectAt = ContinuousClock.now
+    /// The broker nodes and which one is next; nil until `run` parsed the URL.
+    var rotation: EndpointRotation?
 
     init(client: AMQPClient, timing: ConnectionPolicy.Timing = .init()) {
         self.client = client
@@ -73,9 +75,8 @@ final class ConnectionLoop {
     }
 
     func run() {
-        let endpoint: AMQPEndpoint
         do {
-            endpoint = try client.configuration.endpoint()
+            rotation = EndpointRotation(try client.configuration.endpoints())
         } catch {
             logger.error("AMQP client cannot start", metadata: [LogKeys.error: "\(error)"])
             client.markUnusable(error)
@@ -83,7 +84,6 @@ final class ConnectionLoop {
             client.markStopped()
             return
         }
-        logger[metadataKey: "amqp.endpoint"] = "\(endpoint)"
 
         while !client.isStopping {
             if let connection {
@@ -94,7 +94,8 @@ final class ConnectionLoop {
                 }
             } else if ContinuousClock.now < reconnectAt {
                 pauseDisconnected(until: reconnectAt)
-            } else if !connect(endpoint) {
+            } else if let rotation, !connect(rotation.current) {
+                self.rotation?.failed()
                 let delay = backoff.next()
                 reconnectAt = .now + delay
                 logger.debug("AMQP reconnect scheduled", metadata: [LogKeys.reconnectIn: "\(delay)"])
@@ -149,6 +150,7 @@ final class ConnectionLoop {
     }
 
     private func connect(_ endpoint: AMQPEndpoint) -> Bool {
+        logger[metadataKey: "amqp.endpoint"] = "\(endpoint)"
         do throws(AMQPError) {
             let connection = try AMQPConnection(
                 endpoint: endpoint, configuration: client.configuration,
@@ -187,6 +189,8 @@ final class ConnectionLoop {
     func lose(_ connection: AMQPConnection, _ error: AMQPError) {
         self.connection = nil
         connection.close()  // no-op when already broken
+        // The node may be gone: the next attempt goes to another one of the cluster.
+        rotation?.failed()
         let lost = AMQPError(code: .connectionLost, status: error.status,
                              message: "connection lost before the broker confirmed: \(error.message)")
         complete(policy.reset(failingWith: lost))
