@@ -40,6 +40,7 @@ else
 fi
 if [ "${EXAMPLES:-1}" != 0 ]; then
   /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker"
+  /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker" --queue-type quorum
   ops/gateway-check --binary "$(swift build --show-bin-path)/pushworker"
 fi
 if [ "${FAULTS:-1}" != 0 ]; then /usr/bin/python3 ops/faults --quick; fi

@@ -85,8 +85,11 @@ func main() {
 	// Buffered: the library hands a return over before the confirm of the same message.
 	returns := ch.NotifyReturn(make(chan amqp.Return, 1))
 	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, 1))
-	_, err = ch.QueueDeclare(jobQueue, true, false, false, false, nil)
-	must(err)
+	// The workers declare the job queue (its type and arguments are theirs: a quorum queue refuses
+	// any other declaration with 406). A passive declare only checks that it exists, whatever its type.
+	if _, err = ch.QueueDeclarePassive(jobQueue, true, false, false, false, nil); err != nil {
+		log.Fatalf("no queue %s (%v): start a worker once, it declares the queues", jobQueue, err)
+	}
 	must(ch.Publish("", jobQueue, true, false, amqp.Publishing{
 		ContentType:  "application/json",
 		DeliveryMode: amqp.Persistent,

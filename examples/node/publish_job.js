@@ -27,7 +27,9 @@ async function main() {
   const { queue: events } = await channel.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
   await channel.bindQueue(events, 'push.results', '#');
 
-  await channel.assertQueue(jobQueue, { durable: true });
+  // The workers declare the job queue (its type and arguments are theirs: a quorum queue refuses
+  // any other declaration with 406). checkQueue only checks that it exists, whatever its type.
+  await channel.checkQueue(jobQueue);
   let returned = false;
   channel.on('return', () => { returned = true; });   // emitted before the confirm of the same message
   channel.sendToQueue(jobQueue, Buffer.from(JSON.stringify(job)), {

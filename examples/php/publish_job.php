@@ -43,7 +43,14 @@ $channel->exchange_declare('push.results', 'topic', false, true, false, false, f
 $channel->queue_bind($events, 'push.results', '#');
 
 $channel->confirm_select();
-$channel->queue_declare($jobQueue, false, true, false, false);
+// The workers declare the job queue (its type and arguments are theirs: a quorum queue refuses any
+// other declaration with 406). A passive declare only checks that it exists, whatever its type.
+try {
+    $channel->queue_declare($jobQueue, true);
+} catch (PhpAmqpLib\Exception\AMQPProtocolChannelException $error) {
+    fwrite(STDERR, "no queue $jobQueue ({$error->getMessage()}): start a worker once, it declares the queues\n");
+    exit(1);
+}
 $refused = null;
 $channel->set_nack_handler(function () use (&$refused) { $refused = 'was not confirmed: the broker refused it (nack)'; });
 $channel->set_return_listener(function ($code, $text) use (&$refused, $jobQueue) {

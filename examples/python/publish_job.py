@@ -36,7 +36,12 @@ events = channel.queue_declare("", exclusive=True, auto_delete=True).method.queu
 channel.queue_bind(events, "push.results", routing_key="#")
 
 channel.confirm_delivery()            # basic_publish now raises unless the broker confirms (ack)
-channel.queue_declare(job_queue, durable=True)
+# The workers declare the job queue (its type and arguments are theirs: a quorum queue refuses any
+# other declaration with 406). A passive declare only checks that it exists, whatever its type.
+try:
+    channel.queue_declare(job_queue, passive=True)
+except pika.exceptions.ChannelClosedByBroker as error:
+    sys.exit(f"no queue {job_queue} ({error}): start a worker once, it declares the queues")
 try:
     channel.basic_publish(
         exchange="", routing_key=job_queue, body=json.dumps(job),

@@ -39,7 +39,13 @@ seen = Queue.new
 events.subscribe { |delivery, _properties, body| seen << [delivery.routing_key, body] }
 
 channel.confirm_select
-channel.queue(job_queue, durable: true)
+# The workers declare the job queue (its type and arguments are theirs: a quorum queue refuses any
+# other declaration with 406). A passive declare only checks that it exists, whatever its type.
+begin
+  channel.queue_declare(job_queue, passive: true)
+rescue Bunny::NotFound
+  abort "no queue #{job_queue}: start a worker once, it declares the queues"
+end
 returned = false
 # Runs on Bunny's reader thread before the confirm of the same message is handled.
 channel.default_exchange.on_return { returned = true }

@@ -30,7 +30,11 @@ done
 # amqp-publish has neither publisher confirms nor mandatory: it exits 0 once the broker took the
 # message over the connection, and a message no queue takes is dropped. Declaring the (durable) job
 # queue first leaves it a queue to go to; the job's "id" field names it (no message_id option).
-amqp-declare-queue -u "$url" -q "$queue" -d >/dev/null
+# amqp-tools cannot declare passively, and a quorum job queue refuses any declaration but the
+# workers' (406): with PUSHWORKER_QUEUE_TYPE=quorum it is left to them.
+if [ "${PUSHWORKER_QUEUE_TYPE:-classic}" = classic ]; then
+  amqp-declare-queue -u "$url" -q "$queue" -d >/dev/null
+fi
 amqp-publish -u "$url" -r "$queue" -p -C application/json -b "$body"
 echo "published job $id"
 
