@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // C libraries: the only places that see raw pointers are the thin wrappers that import these.
@@ -109,21 +111,24 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "CSystemShim",
+            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "CSystemShim", "OwnerThread",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ], swiftSettings: strict),
         // The --status-port endpoint (HTTP/1.1 over swift-nio): apart from Worker, which uses no NIO.
         .target(name: "StatusEndpoint", dependencies: [
-            "Worker",
+            "Worker", "OwnerThread",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ], swiftSettings: strict),
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
@@ -201,7 +206,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway"], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
-            "StatusEndpoint", "Worker",
+            "StatusEndpoint", "Worker", "OwnerThread",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
@@ -218,7 +223,9 @@ let package = Package(
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
             "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
+            "StatusEndpoint",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         ], swiftSettings: strict),
     ],

@@ -16,6 +16,8 @@ public final class AMQPClient: Sendable {
     let shared = NIOLockedValueBox(ClientState())
     /// A failure (no eventfd could be made) makes `start()` report the client unusable.
     let wakeSignal: Result<WakeSignal, OwnerThreadError>
+    /// The owner thread's turns, for the liveness probe.
+    let heartbeat: LoopHeartbeat
 
     public init(
         configuration: AMQPConfiguration,
@@ -27,6 +29,7 @@ public final class AMQPClient: Sendable {
         self.initialTopology = topology
         self.logger = logger
         self.onEvent = onEvent
+        heartbeat = LoopHeartbeat(name: "AMQP connection \(configuration.connectionName)")
         wakeSignal = Result { () throws(OwnerThreadError) in try WakeSignal() }
     }
 

@@ -2,13 +2,20 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import OwnerThread
 import ServiceLifecycle
 import Synchronization
 import Worker
 
-/// `--status-port`: a small HTTP/1.1 endpoint for people and orchestrators.
+/// `--status-port`: a small HTTP/1.1 endpoint for people, orchestrators and Prometheus.
 ///   GET /status   the worker's status as JSON (credential problems, connections, counts, latency)
-///   GET /healthz  200 "ok" while healthy, 503 with the reason otherwise (for liveness/readiness probes)
+///   GET /readyz   200 "ok" while the worker can take jobs, 503 with the reason otherwise (RabbitMQ or
+///                 Redis down, credentials refused, consumption paused): for a readiness probe
+///   GET /healthz  the same as /readyz (its older name)
+///   GET /livez    200 while the process's loops turn, 503 naming a loop that has run without
+///                 coming back to its wait for longer than `livenessLimit`: for a liveness probe
+///                 (a broker outage leaves it 200, so the orchestrator does not restart the pod)
+///   GET /metrics  the Prometheus text format
 /// Bounded: at most `maxConnections` at once (more are closed at once) and each is closed after
 /// `idleTimeout` without a request, so a misbehaving client cannot hold the worker's memory or fds.
 public struct StatusServer: Service {
@@ -19,11 +26,18 @@ public struct StatusServer: Service {
     let maxConnections: Int
     let idleTimeout: TimeAmount
     let listening: @Sendable (_ port: Int) -> Void
+    let metrics: (@Sendable () -> [UInt8])?
+    let livenessLimit: Duration
+    public static let defaultLivenessLimit: Duration = .seconds(30)
 
     /// - Parameter listening: told the bound port (useful with port 0).
+    /// - Parameter metrics: the exposition `/metrics` answers (404 without).
     public init(host: String, port: Int, status: WorkerStatus, logger: Logger,
                 maxConnections: Int = 32, idleTimeout: Duration = .seconds(10),
-                listening: @escaping @Sendable (_ port: Int) -> Void = { _ in }) {
+                listening: @escaping @Sendable (_ port: Int) -> Void = { _ in },
+                metrics: (@Sendable () -> [UInt8])? = nil, livenessLimit: Duration = StatusServer.defaultLivenessLimit) {
+        self.metrics = metrics
+        self.livenessLimit = livenessLimit
         self.host = host
         self.port = port
         self.status = status
@@ -34,7 +48,7 @@ public struct StatusServer: Service {
     }
 
     public func run() async throws {
-        let status = self.status
+        let status = self.status, metrics = self.metrics, livenessLimit = self.livenessLimit
         let idleTimeout = self.idleTimeout
         let open = ConnectionCount(limit: maxConnections)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -46,7 +60,7 @@ public struct StatusServer: Service {
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(status: status))
+                    try channel.pipeline.syncOperations.addHandler(StatusHTTPHandler(status: status, metrics: metrics, livenessLimit: livenessLimit))
                 }
             }
             .bind(host: host, port: port).get()
@@ -77,8 +91,14 @@ private final class StatusHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
     private let status: WorkerStatus
+    private let metrics: (@Sendable () -> [UInt8])?
+    private let livenessLimit: Duration
 
-    init(status: WorkerStatus) { self.status = status }
+    init(status: WorkerStatus, metrics: (@Sendable () -> [UInt8])?, livenessLimit: Duration) {
+        self.status = status
+        self.metrics = metrics
+        self.livenessLimit = livenessLimit
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
@@ -91,20 +111,33 @@ private final class StatusHTTPHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case let .head(request) = unwrapInboundIn(data) else { return }
         let (code, body): (HTTPResponseStatus, [UInt8])
+        var contentType = "text/plain"
         switch (request.method, request.uri) {
         case (.GET, "/status"):
             (code, body) = (.ok, status.json())
-        case (.GET, "/healthz"):
+            contentType = "application/json"
+        case (.GET, "/readyz"), (.GET, "/healthz"):
             if let problem = status.problem {
                 (code, body) = (.serviceUnavailable, Array((String(problem.prefix(500)) + "\n").utf8))
             } else {
                 (code, body) = (.ok, Array("ok\n".utf8))
             }
+        case (.GET, "/livez"):
+            let stuck = LoopHeartbeat.stuck(longerThan: livenessLimit)
+            if stuck.isEmpty {
+                (code, body) = (.ok, Array("ok\n".utf8))
+            } else {
+                let names = stuck.map { "\($0.name) (running \($0.milliseconds / 1000) s without a wait)" }
+                (code, body) = (.serviceUnavailable, Array(("stuck: " + names.joined(separator: ", ") + "\n").utf8))
+            }
+        case (.GET, "/metrics") where metrics != nil:
+            (code, body) = (.ok, metrics?() ?? [])
+            contentType = "text/plain; version=0.0.4; charset=utf-8"
         default:
-            (code, body) = (.notFound, Array("GET /status or /healthz\n".utf8))
+            (code, body) = (.notFound, Array("GET /status, /readyz, /livez or /metrics\n".utf8))
         }
         var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: body.first == UInt8(ascii: "{") ? "application/json" : "text/plain")
+        headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: String(body.count))
         // "connection: close" (or HTTP/1.0): the client waits for the close, not for the idle timeout.
         let keepAlive = request.isKeepAlive

@@ -32,6 +32,9 @@ final class ConsumptionGate: Sendable {
 
     var prefetch: UInt16 { state.withLockedValue { $0.prefetch } }
 
+    /// What holds the worker back now, by kind (for the metrics).
+    var pauseCauses: Set<ConsumptionState.PauseCause> { state.withLockedValue { Set($0.pauses.map(\.cause)) } }
+
     /// Consumes with `prefetch` from now on (restarting the consumer if it runs).
     func retune(prefetch: UInt16) {
         change { $0.retune(prefetch: prefetch) }
@@ -61,7 +64,9 @@ final class ConsumptionGate: Sendable {
     /// Stops consuming for `reason`; with `resumeAfter`, tries again after that long.
     func pause(_ reason: ConsumptionState.PauseReason, resumeAfter delay: Duration? = nil) {
         let wasHeld = reason.app.map { isHeld(app: $0) } ?? false
+        let isNew = state.withLockedValue { !$0.pauses.contains(reason) }
         let action = change { $0.pause(reason) }
+        if isNew { status.metrics.pauseBegan(reason.cause) }
         if action == .stopConsuming {
             logger.warning("consumption paused: jobs stay in the queue", metadata: [LogKeys.pause: "\(reason)"])
         } else if let app = reason.app, !wasHeld, isHeld(app: app) {

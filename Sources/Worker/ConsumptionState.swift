@@ -25,6 +25,17 @@ struct ConsumptionState: Sendable, Equatable {
             }
         }
 
+        /// The kind, without the app: a metric's label (bounded).
+        var cause: PauseCause {
+            switch self {
+            case .credentials: .credentials
+            case .resultsUnpublishable: .resultsUnpublishable
+            case .apnsUnavailable: .platformUnavailable
+            case .redisConfiguration: .redisConfiguration
+            case .memory: .memory
+            }
+        }
+
         var description: String {
             switch self {
             case let .credentials(app): "the platform refused the credentials of app \(app)"
@@ -34,6 +45,14 @@ struct ConsumptionState: Sendable, Equatable {
             case .memory: "job bodies in memory above the cap"
             }
         }
+    }
+
+    enum PauseCause: String, CaseIterable, Sendable {
+        case credentials
+        case resultsUnpublishable = "results_unpublishable"
+        case platformUnavailable = "platform_unavailable"
+        case redisConfiguration = "redis_configuration"
+        case memory
     }
 
     enum Action: Equatable, Sendable {

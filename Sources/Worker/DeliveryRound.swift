@@ -1,3 +1,4 @@
+import CoreMetrics
 import PushCore
 import PushTransport
 import NIOConcurrencyHelpers
@@ -12,10 +13,10 @@ enum DeliveryRound {
     /// answer is in (`completion` then runs).
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
                      with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder, completion: @escaping @Sendable ([PushResult]) -> Void) {
+                     latency: LatencyRecorder, roundTrip: Timer? = nil, completion: @escaping @Sendable ([PushResult]) -> Void) {
         budget.acquire(devices.count, bulk: job.bulk) {
             sendNow(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt,
-                    latency: latency, completion: completion)
+                    latency: latency, roundTrip: roundTrip, completion: completion)
         }
     }
 
@@ -23,9 +24,15 @@ enum DeliveryRound {
     /// start a waiting round).
     private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]?,
                                 with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                                latency: LatencyRecorder, completion: @escaping @Sendable ([PushResult]) -> Void) {
+                                latency: LatencyRecorder, roundTrip: Timer?, completion: @escaping @Sendable ([PushResult]) -> Void) {
         func send(_ index: Int, completion: @escaping @Sendable (PushResult) -> Void) {
-            transport.send(job, to: devices[index], requestID: ids.id(at: positions?[index] ?? index), completion: completion)
+            let requestID = ids.id(at: positions?[index] ?? index)
+            guard let roundTrip else { return transport.send(job, to: devices[index], requestID: requestID, completion: completion) }
+            let sentAt = ContinuousClock.now
+            transport.send(job, to: devices[index], requestID: requestID) { result in
+                roundTrip.recordNanoseconds(LatencyRecorder.nanoseconds(ContinuousClock.now - sentAt))
+                completion(result)
+            }
         }
         switch devices.count {
         case 0:
@@ -56,9 +63,10 @@ enum DeliveryRound {
 
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
                      with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder) async -> [PushResult] {
+                     latency: LatencyRecorder, roundTrip: Timer? = nil) async -> [PushResult] {
         await withCheckedContinuation { continuation in
-            send(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt, latency: latency) {
+            send(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt,
+                 latency: latency, roundTrip: roundTrip) {
                 continuation.resume(returning: $0)
             }
         }

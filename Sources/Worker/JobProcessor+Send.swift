@@ -43,7 +43,7 @@ extension JobProcessor {
             let transport = app.transport
             let ids = RequestIDRange(count: devices.count)
             var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,
-                                                   deliveredAt: started, latency: status.latency)
+                                                   deliveredAt: started, latency: status.latency, roundTrip: app.metrics.roundTrip)
             await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
             tally(&settlement, devices: devices, results: results, ids: ids, app: app, started: started)
             return (settlement, log)
@@ -57,6 +57,7 @@ extension JobProcessor {
                app: ServedApp, started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
         settlement.requestIDsAreAPNsIDs = app.transport.carriesRequestIDs
+        settlement.appMetrics = app.metrics
         if app.transport.carriesRequestIDs { settlement.sent(with: ids) }
         let screened = app.breaker.screen(results, job: settlement.job, transport: app.transport)
         settlement.record(devices, screened, retry: configuration.retry)

@@ -41,15 +41,22 @@ extension JobProcessor {
         // Most jobs owe only job.completed: then no array is made (`ResultPublisher.publish(_:)`).
         var messages: [ResultPublisher.Message] = []
         if !settlement.events.isEmpty { messages.reserveCapacity(settlement.events.count + 3) }
+        let appMetrics = settlement.appMetrics ?? roster.app(job.app)?.metrics
         for event in settlement.events {
             messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
                                   body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
+            switch event {
+            case let .deliveryFailed(_, _, reason, _, _, _), let .tokenInvalid(_, reason, _, _, _, _, _): appMetrics?.failure(reason: reason)
+            default: break
+            }
         }
+
         if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
             .delayQueue(afterAttempts: job.attempts + 1, atLeast: settlement.retryAfter) {
             let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
             var properties = Self.jobProperties(id: job.id)
             let route = configuration.delayRoute(queue, bulk: job.bulk, properties: &properties, now: time)
+            status.metrics.retryPublished(delay: queue.delay)
             messages.append(.init(exchange: "", routingKey: route, body: retry.encoded(), properties: properties, mandatory: true))
         }
         if !settlement.heldTokens.isEmpty {
@@ -60,10 +67,16 @@ extension JobProcessor {
                                   properties: Self.jobProperties(id: job.id), mandatory: true))
         }
         let counts = settlement.counts
+        let wantsCompletion = configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count)
+        let eventCount = settlement.events.count + (wantsCompletion ? 1 : 0)
+        let publishing = ContinuousClock.now
         let published: @Sendable (Bool) -> Void = { [self] published in
             // Not published only when shutting down: left unacked, the job is redelivered.
             guard published else { return done(false) }
             amqp.ack(delivery.tag)
+            status.metrics.eventConfirm.recordNanoseconds(LatencyRecorder.nanoseconds(ContinuousClock.now - publishing))
+            if eventCount > 0 { status.metrics.eventsPublished.increment(by: eventCount) }
+            appMetrics?.record(counts)
             status.recordJob(counts)
             if logsSettledJobs {
                 log.logger.debug("job settled", metadata: [
@@ -73,7 +86,7 @@ extension JobProcessor {
             }
             done(true)
         }
-        if configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count) {
+        if wantsCompletion {
             let completed = PushEvent.jobCompleted(settlement.counts)
             let message = ResultPublisher.Message(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
                                                   body: completed.body(jobID: job.id, app: job.app, time: time),
@@ -109,6 +122,7 @@ extension JobProcessor {
             body: event.body(jobID: Self.bestEffortID(delivery), app: nil, time: now), properties: Self.eventProperties)
         guard await results.publish([copy, eventMessage], logger: self.logger) else { return }
         amqp.ack(delivery.tag)
+        status.metrics.eventsPublished.increment()
         status.recordRejection()
     }
 

@@ -86,7 +86,7 @@ final class JobProcessor: Sendable {
         let transport = app.transport
         let ids = RequestIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: transport, budget: devicesInFlight, deliveredAt: started,
-                           latency: status.latency) { [self] results in
+                           latency: status.latency, roundTrip: app.metrics.roundTrip) { [self] results in
             // The job's log context is made when needed, not carried through every closure.
             guard results.contains(where: \.asksForNewCredentials) else {
                 return finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Histogram
 import NIOConcurrencyHelpers
 
@@ -12,11 +13,25 @@ public final class LatencyRecorder: Sendable {
     }
 
     private let histogram = NIOLockedValueBox(Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three))
+    /// The same durations for the metrics (`pushworker_delivery_to_answer_seconds`).
+    private let timer: Timer?
+
+    init(timer: Timer? = nil) {
+        self.timer = timer
+    }
 
     func record(since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let micros = UInt64(max(0, elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000))
-        histogram.withLockedValue { _ = $0.record(min(micros, 3_600_000_000)) }
+        let nanoseconds = Self.nanoseconds(ContinuousClock.now - start)
+        timer?.recordNanoseconds(nanoseconds)
+        histogram.withLockedValue { _ = $0.record(min(UInt64(nanoseconds / 1000), 3_600_000_000)) }
+    }
+
+    /// Never negative; saturates instead of trapping on a duration beyond Int64 nanoseconds (292 years).
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return 0 }
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 
     public var summary: Summary {

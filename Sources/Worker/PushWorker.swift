@@ -2,6 +2,7 @@ import AMQP
 import APNs
 import APNsCore
 import Logging
+import OwnerThread
 import PushCore
 import Redis
 import FCM
@@ -16,7 +17,9 @@ import WebPushCore
 /// the broker hands it to another worker.
 public final class PushWorker: Service, Sendable {
     public let configuration: WorkerConfiguration
-    public let status = WorkerStatus()
+    public let status: WorkerStatus
+    /// Counters, gauges and histograms for `/metrics` (`sampleMetrics` refreshes the gauges).
+    public let metrics: WorkerMetrics
     private let logger: Logger
     private let amqp: AMQPClient
     private let redis: RedisClient
@@ -44,15 +47,18 @@ public final class PushWorker: Service, Sendable {
     private let connectionEvents: AsyncStream<AMQPConnectionEvent>
     private let connectionEventsInput: AsyncStream<AMQPConnectionEvent>.Continuation
 
-    public init(configuration: WorkerConfiguration, logger: Logger) throws(AppSetupError) {
+    /// - Parameter metrics: where the metrics go; by default swift-metrics' global factory.
+    public init(configuration: WorkerConfiguration, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) throws(AppSetupError) {
         HeapReturn.tuneAllocator()
         BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
+        self.status = WorkerStatus(metrics: metrics)
         let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
         self.tokenSharing = tokenSharing
         let roster = AppRoster(apps: try Self.served(apns: tokenSharing.apps, webPush: configuration.webPushApps,
-                                                     fcm: configuration.fcmApps, logger: logger))
+                                                     fcm: configuration.fcmApps, metrics: metrics, logger: logger))
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -107,6 +113,16 @@ public final class PushWorker: Service, Sendable {
                 group.addTask { await self.jobTasks.run() }
                 group.addTask { await self.tokenSharing.run() }
                 group.addTask {
+                    // The liveness probe's view of the task executor: a tick that stops means its
+                    // threads are all blocked.
+                    let tick = LoopHeartbeat(name: "the worker's tasks")
+                    while !Task.isCancelled {
+                        tick.running()
+                        try? await Task.sleep(for: .seconds(1))
+                    }
+                    tick.waiting()
+                }
+                group.addTask {
                     // After stop(): jobs still unsettled when the shutdown timeout passes are left
                     // unacked (closing the connections) for another worker.
                     for await _ in self.stopRequested {
@@ -139,7 +155,9 @@ public final class PushWorker: Service, Sendable {
 
     private func handle(_ event: AMQPConnectionEvent) {
         switch event {
-        case .connected: results.connectionRestored()
+        case let .connected(generation):
+            if generation > 1 { metrics.amqpReconnects.increment() }
+            results.connectionRestored()
         case let .consumerCancelledByServer(queue): gate.consumerLost("RabbitMQ cancelled the consumer of \(queue)")
         case let .consumeFailed(queue, reason): gate.consumerLost("consuming \(queue) failed: \(reason)")
         case .consumerStarted: gate.consumerStarted()
@@ -151,7 +169,7 @@ public final class PushWorker: Service, Sendable {
     /// pause consumption above --max-bytes-in-flight) and hands it to the processor. A delivery
     /// whose body was not read for lack of room (`BodyBytesInFlight`) goes back to the queue.
     private func deliveryHandler() -> @Sendable (AMQPDelivery) -> Void {
-        let jobs = jobs, processor = processor, gate = gate, bodyBytes = bodyBytes, roster = roster
+        let jobs = jobs, processor = processor, gate = gate, bodyBytes = bodyBytes, roster = roster, metrics = metrics
         let maxMessageBytes = configuration.maxMessageBytes
         let heapReturn = HeapReturn.glibcAllocates ? HeapReturn() : nil
         @Sendable func memory(_ action: BodyBytesInFlight.Action) {
@@ -167,6 +185,7 @@ public final class PushWorker: Service, Sendable {
                 processor.handBack(delivery)
                 return
             }
+            metrics.jobsConsumed.increment()
             guard jobs.start() else { return }
             let bytes = delivery.body.count
             memory(bodyBytes.take(bytes))
@@ -178,6 +197,15 @@ public final class PushWorker: Service, Sendable {
                 heapReturn?.jobFinished(stillInFlight: stillInFlight)
             }
         }
+    }
+
+    /// Reads the gauges' values (devices in flight, prefetch, connections, pauses, each app's
+    /// HTTP/2 pool) into the metrics: called before each scrape.
+    public func sampleMetrics() {
+        metrics.record(.init(devicesInFlight: processor.devicesInFlight.current, prefetch: Int(gate.prefetch),
+                             amqpConnected: amqp.isConnected, redisHealthy: status.snapshot.redisProblem == nil,
+                             pausedFor: gate.pauseCauses))
+        for app in roster.current.apps.allValues { app.metrics.sample(app.transport.statistics) }
     }
 
     /// Stops taking jobs; `run` returns once the jobs in flight have settled (or the shutdown
@@ -200,24 +228,27 @@ public final class PushWorker: Service, Sendable {
 
     /// Every app's client. A name is one app (the configuration file refuses it twice).
     private static func served(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration],
-                               fcm: [String: FCMConfiguration], logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
+                               fcm: [String: FCMConfiguration], metrics: WorkerMetrics, logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
         var served = [String: ServedApp]()
         for (name, app) in apns {
             do {
                 served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
-                                         rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+                                         rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
+                                         metrics: metrics.appMetrics(app: name, platform: "apns"))
             } catch {
                 throw AppSetupError(app: name, error.message)
             }
         }
         for (name, app) in webPush {
             served[name] = ServedApp(transport: WebPushClient(configuration: app, logger: appLogger(logger, name)),
-                                     rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+                                     rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
+                                     metrics: metrics.appMetrics(app: name, platform: "webpush"))
         }
         for (name, app) in fcm {
             do {
                 served[name] = ServedApp(transport: try FCMClient(configuration: app, logger: appLogger(logger, name)),
-                                         rules: FCMJobRules(), pruneInvalidTokens: app.pruneInvalidTokens)
+                                         rules: FCMJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
+                                         metrics: metrics.appMetrics(app: name, platform: "fcm"))
             } catch {
                 throw AppSetupError(app: name, error.description)
             }
@@ -244,7 +275,7 @@ public final class PushWorker: Service, Sendable {
         // connections start with the token the others use.
         let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
         let fresh = try Self.served(apns: renewed, webPush: webPushApps.filter { !kept.contains($0.key) },
-                                    fcm: fcmApps.filter { !kept.contains($0.key) }, logger: logger)
+                                    fcm: fcmApps.filter { !kept.contains($0.key) }, metrics: metrics, logger: logger)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: names, renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [

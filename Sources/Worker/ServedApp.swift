@@ -10,4 +10,5 @@ struct ServedApp: Sendable {
     let breaker = ConfigurationBreaker()
     /// `prune_invalid_tokens`: a token the platform calls invalid leaves the job's groups.
     let pruneInvalidTokens: Bool
+    let metrics: AppMetrics
 }

@@ -18,6 +18,8 @@ struct Settlement: Sendable {
     /// The platform's message ids are the worker's request ids (APNs' apns-id): events name them
     /// `apns_id` too, and job.completed names the range.
     var requestIDsAreAPNsIDs = true
+    /// The app's metrics, once its devices were tallied (nil for a job that sent nothing).
+    var appMetrics: AppMetrics?
 
     init(job: PushJob, now: UnixTime) {
         self.job = job

@@ -33,13 +33,20 @@ public final class WorkerStatus: Sendable {
 
     private let state = NIOLockedValueBox(Snapshot())
     /// Job delivery → APNs answer, per device.
-    public let latency = LatencyRecorder()
+    public let latency: LatencyRecorder
+    /// The same events as counters for `/metrics`.
+    let metrics: WorkerMetrics
 
-    init() {}
+    init(metrics: WorkerMetrics = WorkerMetrics()) {
+        self.metrics = metrics
+        latency = LatencyRecorder(timer: metrics.deliveryToAnswer)
+    }
 
     public var snapshot: Snapshot { state.withLockedValue { $0 } }
 
     func recordJob(_ counts: JobCounts) {
+        metrics.jobsAcked.increment()
+        if counts.chunks > 0 { metrics.chunkJobsPublished.increment(by: counts.chunks) }
         state.withLockedValue { state in
             state.jobs += 1
             state.sent += counts.sent
@@ -50,9 +57,22 @@ public final class WorkerStatus: Sendable {
         }
     }
 
-    func recordRejection() { state.withLockedValue { $0.rejected += 1 } }
-    func recordDeferral() { state.withLockedValue { $0.deferred += 1 } }
-    func bodyHandedBack() { state.withLockedValue { $0.handedBack += 1 } }
+    func recordRejection() {
+        metrics.jobsRejected.increment()
+        metrics.jobsAcked.increment()
+        state.withLockedValue { $0.rejected += 1 }
+    }
+
+    func recordDeferral() {
+        metrics.jobsDeferred.increment()
+        metrics.jobsAcked.increment()
+        state.withLockedValue { $0.deferred += 1 }
+    }
+
+    func bodyHandedBack() {
+        metrics.jobsHandedBack.increment()
+        state.withLockedValue { $0.handedBack += 1 }
+    }
 
     /// Returns whether this is news (the app was fine until now).
     func credentialsFailed(app: String, reason: String) -> Bool {

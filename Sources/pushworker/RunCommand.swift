@@ -94,7 +94,9 @@ struct RunCommand: AsyncParsableCommand {
         let plan = try plan()
         let logger = plan.logger
         let worker: PushWorker
-        do { worker = try PushWorker(configuration: plan.configuration, logger: logger) } catch {
+        // Kept for the status port's /metrics (with the port off, nothing reads them).
+        let export = PrometheusExport()
+        do { worker = try PushWorker(configuration: plan.configuration, logger: logger, metrics: WorkerMetrics(factory: export.factory)) } catch {
             throw ValidationError(error.message)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: worker)]
@@ -104,7 +106,8 @@ struct RunCommand: AsyncParsableCommand {
                               successTerminationBehavior: .ignore))
         if plan.settings.effectiveStatusPort > 0 {
             services.append(.init(service: StatusServer(host: plan.settings.effectiveStatusHost, port: plan.settings.effectiveStatusPort,
-                                                        status: worker.status, logger: logger)))
+                                                        status: worker.status, logger: logger,
+                                                        metrics: { worker.sampleMetrics(); return export.exposition() })))
         }
         if !plan.certificates.isEmpty {
             // Runs until shutdown; its end must not end the worker.

@@ -40,7 +40,7 @@ struct WorkerOptions: ParsableArguments {
     var jobQueue: String?
     @Option(help: "Results exchange name. Default \(Defaults.worker.resultsExchange). [env PUSHWORKER_RESULTS_EXCHANGE]")
     var resultsExchange: String?
-    @Option(help: "Serve GET /status and /healthz on this port (0 = off, the default). [env PUSHWORKER_STATUS_PORT]")
+    @Option(help: "Serve GET /status, /readyz (alias /healthz), /livez and /metrics (Prometheus) on this port (0 = off, the default). [env PUSHWORKER_STATUS_PORT]")
     var statusPort: Int?
     @Option(help: "Address of the status endpoint. Default \(WorkerSettings.defaultStatusHost). [env PUSHWORKER_STATUS_HOST]")
     var statusHost: String?

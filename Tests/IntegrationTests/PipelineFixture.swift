@@ -82,8 +82,8 @@ final class PipelineFixture: @unchecked Sendable {
         return configuration
     }
 
-    func startWorker(_ configuration: WorkerConfiguration) throws {
-        let worker = try PushWorker(configuration: configuration, logger: logger)
+    func startWorker(_ configuration: WorkerConfiguration, metrics: WorkerMetrics = WorkerMetrics()) throws {
+        let worker = try PushWorker(configuration: configuration, logger: logger, metrics: metrics)
         self.worker = worker
         queueType = configuration.queueType
         workerTask = Task { try await worker.run() }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import OwnerThread
 import ServiceLifecycle
 import StatusEndpoint
 import Testing
@@ -13,10 +14,12 @@ import Testing
 struct StatusServerTests {
     /// Runs a status server on a free loopback port for `body`, then shuts it down.
     static func withServer<T: Sendable>(_ status: WorkerStatus, maxConnections: Int = 32, idleTimeout: Duration = .seconds(10),
+                                        livenessLimit: Duration = StatusServer.defaultLivenessLimit,
                                         _ body: @Sendable (Int) async throws -> T) async throws -> T {
         let (ports, portInput) = AsyncStream.makeStream(of: Int.self)
         let server = StatusServer(host: "127.0.0.1", port: 0, status: status, logger: Logger(label: "status-test"),
-                                  maxConnections: maxConnections, idleTimeout: idleTimeout) { portInput.yield($0) }
+                                  maxConnections: maxConnections, idleTimeout: idleTimeout, listening: { portInput.yield($0) },
+                                  livenessLimit: livenessLimit)
         let group = ServiceGroup(services: [server], logger: Logger(label: "status-test"))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -93,6 +96,33 @@ struct StatusServerTests {
             #expect(json.contains("\"healthy\":false"))
             #expect(json.contains("\"deferred\":0"))
         }
+    }
+
+    /// /readyz (and /healthz) say whether jobs can flow; /livez only whether the loops turn, so a
+    /// broker outage does not make an orchestrator restart the process.
+    @Test func livezStaysUpThroughAnOutageAndNamesAStuckLoop() async throws {
+        let status = WorkerStatus()   // not connected to RabbitMQ: not ready
+        try await Self.withServer(status) { port in
+            let ready = try Client(port: port)
+            ready.send("GET /readyz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            #expect(try #require(ready.readUntilClosed()).hasPrefix("HTTP/1.1 503"))
+            let live = try Client(port: port)
+            live.send("GET /livez HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            #expect(try #require(live.readUntilClosed()).hasPrefix("HTTP/1.1 200"))
+        }
+        // A loop that left its wait and never came back: stuck past any limit below its age.
+        let stuck = LoopHeartbeat(name: "test loop that never waits")
+        stuck.running()
+        try await Self.withServer(status, livenessLimit: .seconds(-1)) { port in
+            let live = try Client(port: port)
+            live.send("GET /livez HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            let answer = try #require(live.readUntilClosed())
+            #expect(answer.hasPrefix("HTTP/1.1 503"))
+            #expect(answer.contains("test loop that never waits"))
+        }
+        // Waiting, however long, is alive.
+        stuck.waiting()
+        #expect(!LoopHeartbeat.stuck(longerThan: .seconds(-1)).contains { $0.name == "test loop that never waits" })
     }
 
     @Test func connectionsAboveTheLimitAreClosedAtOnce() async throws {

@@ -25,7 +25,7 @@ import Testing
     }
 
     static func served(_ clients: [String: APNsClient]) -> [String: ServedApp] {
-        clients.mapValues { ServedApp(transport: $0, rules: APNsJobRules(), pruneInvalidTokens: false) }
+        clients.mapValues { ServedApp(transport: $0, rules: APNsJobRules(), pruneInvalidTokens: false, metrics: WorkerMetrics().appMetrics(app: "test", platform: "apns")) }
     }
 
     @Test func newJobsGetTheNewClientsAndEarlierJobsKeepTheirs() async throws {

@@ -29,7 +29,9 @@ extension AMQPClient {
         let idle = shared.withLockedValue { short ? $0.inbox.ownerWillPause() : $0.inbox.ownerWillWait() }
         // The thread only runs when the wake signal was made (`start()`).
         guard idle, let wakeSignal = try? wakeSignal.get() else { return }
+        heartbeat.waiting()
         wakeSignal.wait(readable: socket, timeoutMilliseconds: timeoutMilliseconds)
+        heartbeat.running()
         shared.withLockedValue { $0.inbox.ownerIsRunning() }
     }
 

@@ -9,6 +9,8 @@ final class ConnectionPool {
     let logger: Logger
     let shared: ClientShared
     let wakeup: WakeSignal
+    /// The I/O thread's turns, for the liveness probe.
+    let heartbeat: LoopHeartbeat
 
     var tlsContext: TLSContext?
     var connections: [Connection] = []
@@ -39,6 +41,7 @@ final class ConnectionPool {
         self.logger = logger
         self.shared = shared
         self.wakeup = wakeup
+        heartbeat = LoopHeartbeat(name: "HTTP/2 pool \(configuration.host)")
     }
 
     func run() {
@@ -70,7 +73,9 @@ final class ConnectionPool {
                 _ = poller.add(fd: connection.fd ?? -1, events: connection.pollEvents)
             }
             // Submissions that arrived while this pass ran did not signal: poll them without blocking.
+            heartbeat.waiting()
             poller.wait(timeoutMilliseconds: shared.ownerWillWait() ? pollTimeout(now: now) : 0)
+            heartbeat.running()
 
             now = .now
             if poller.returnedEvents(at: 0) != 0 { wakeup.drain() }
