@@ -45,17 +45,28 @@ struct LoggingOptions: ParsableArguments {
     @Option(help: "trace, debug, info, notice, warning, error or critical. Device tokens are shortened above debug. Default \(WorkerSettings.defaultLogLevel.rawValue). [env PUSHWORKER_LOG_LEVEL]")
     var logLevel: String?
 
+    @Option(help: "text (one line per message, as swift-log prints it) or json (one JSON object per line: time, level, label, message, source and the metadata keys; for log shippers). Default text. [env PUSHWORKER_LOG_FORMAT]")
+    var logFormat: String?
+
+    func format() throws -> LogFormat {
+        let name = Env.or(logFormat, "log-format") ?? LogFormat.text.rawValue
+        guard let format = LogFormat(rawValue: name) else {
+            throw ValidationError("--log-format must be text or json, got \"\(name)\"")
+        }
+        return format
+    }
+
     func makeLogger(label: String) throws -> Logger {
         let name = Env.or(logLevel, "log-level") ?? WorkerSettings.defaultLogLevel.rawValue
         guard let level = Logger.Level(rawValue: name) else {
             throw ValidationError("--log-level: unknown level \"\(name)\" (trace, debug, info, notice, warning, error, critical)")
         }
-        return Self.makeLogger(label: label, level: level)
+        return Self.makeLogger(label: label, level: level, format: try format())
     }
 
     /// `run --config` takes the level from the merged settings (the file may set it).
-    static func makeLogger(label: String, level: Logger.Level) -> Logger {
-        LoggingBootstrap.once(level: level)
+    static func makeLogger(label: String, level: Logger.Level, format: LogFormat) -> Logger {
+        LoggingBootstrap.once(level: level, format: format)
         var logger = Logger(label: label)
         logger.logLevel = level
         return logger
@@ -65,13 +76,22 @@ struct LoggingOptions: ParsableArguments {
 enum LoggingBootstrap {
     nonisolated(unsafe) private static var done = false
     /// Called once from the main command before any task starts.
-    static func once(level: Logger.Level) {
+    static func once(level: Logger.Level, format: LogFormat) {
         guard !done else { return }
         done = true
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch format {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
     }
 }

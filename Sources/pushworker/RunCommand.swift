@@ -40,7 +40,7 @@ struct RunCommand: AsyncParsableCommand {
         let overrides = try worker.settings(connection: connection, logging: logging)
         guard let path = worker.configFile else {
             // The one-app shorthand: the --apns-* options describe the app.
-            let logger = LoggingOptions.makeLogger(label: "pushworker", level: overrides.effectiveLogLevel)
+            let logger = LoggingOptions.makeLogger(label: "pushworker", level: overrides.effectiveLogLevel, format: try logging.format())
             var configuration = WorkerConfiguration(
                 amqp: connection.amqpConfiguration(name: "pushworker"),
                 redis: try connection.redisConfiguration(),
@@ -66,7 +66,7 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.description)
         }
-        let logger = LoggingOptions.makeLogger(label: "pushworker", level: loaded.settings.effectiveLogLevel)
+        let logger = LoggingOptions.makeLogger(label: "pushworker", level: loaded.settings.effectiveLogLevel, format: try logging.format())
         for app in loaded.worker.apps.keys.sorted() {
             guard let apns = loaded.worker.apps[app] else { continue }
             logger.info("app configured", metadata: [

@@ -116,3 +116,42 @@ extension CommandLineTests {
         }
     }
 }
+
+/// `--log-format json`: every line the worker writes is one JSON object with the fixed keys and
+/// the metadata keys of the text format.
+@Suite struct JSONLogFormatTests {
+    @Test func everyLineIsAJSONObjectWithTheMetadata() throws {
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = ["run", "--apns-key-file", try CommandLineTests.tokenKey(), "--apns-key-id", "ABCDE12345",
+                             "--apns-team-id", "TEAM123456", "--apns-topic", "com.example.app", "--log-format", "json",
+                             // Nothing listens on port 1: the worker logs its attempts and keeps trying.
+                             "--amqp-url", "amqp://guest:guest@127.0.0.1:1/"]
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PUSHWORKER_") }
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        var buffered = Data()
+        var lines: [Substring] = []
+        // Until the worker logged its start and a failed connect (a bound of 200 reads; each waits for output).
+        for _ in 0..<200 where !(lines.contains { $0.contains("AMQP connect failed") } && lines.contains { $0.contains("worker started") }) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            buffered.append(chunk)
+            lines = String(decoding: buffered, as: UTF8.self).split(separator: "\n")
+        }
+        #expect(lines.count >= 2)
+        for line in lines {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object?["time"] is String && object?["level"] is String && object?["message"] is String && object?["label"] is String,
+                    "\(line)")
+        }
+        let failed = try #require(lines.first { $0.contains("AMQP connect failed") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(failed.utf8)) as? [String: Any])
+        #expect(object["level"] as? String == "warning")
+        #expect((object["amqp.endpoint"] as? String)?.contains("127.0.0.1:1") == true)
+        #expect((object["amqp.endpoint"] as? String)?.contains("guest:guest") == false)
+    }
+}
