@@ -10,7 +10,7 @@ struct WorkerOptions: ParsableArguments {
     @Option(help: "YAML configuration file: connections, worker settings and every app (see examples/pushworker.yaml). Options given here override it. [env PUSHWORKER_CONFIG]")
     var config: String?
 
-    @Option(help: "Jobs held unacked at once: auto (sized from the jobs' devices and bytes, 10…1000; starts at 100) or a number. Default auto. [env PUSHWORKER_PREFETCH]")
+    @Option(help: "Jobs held unacked at once: auto (sized from the jobs' devices and bytes, 10…65535; starts at 100) or a number. Default auto. [env PUSHWORKER_PREFETCH]")
     var prefetch: String?
     @Option(help: "Notifications in flight at once, across jobs, apps and platforms: jobs wait for room (flow control by devices, not jobs). Default \(Defaults.worker.maxInFlight). [env PUSHWORKER_MAX_IN_FLIGHT]")
     var maxInFlight: Int?
