@@ -1,20 +1,28 @@
-"""The release binary under the systemd unit's seccomp sandbox, for real: one notification end to end.
+"""The release binary under the systemd unit's seccomp sandbox, for real: one notification end to end,
+with compose.yaml's sandbox service and the workers' configuration file.
 
     python3 -m deploy_check.runtime --binary PATH --unit ops/deploy/pushworker.service \
-        --dockerfile ops/deploy/Dockerfile
+        --dockerfile ops/deploy/Dockerfile --compose ops/deploy/compose.yaml
 
-`pushworker sandbox` (the APNs simulator) and `pushworker run` both run through unit_sandbox with
---strict (a system call outside the unit's SystemCallFilter kills the process instead of answering
-EPERM, so nothing the unit refuses goes unnoticed), MemoryDenyWriteExecute and
-RestrictAddressFamilies as the unit sets them, as an unprivileged user (uid 61234, no
-capabilities), on the RabbitMQ and Redis at AMQP_URL / REDIS_URL (default 127.0.0.1:5672 and
-:6379), with a job queue of its own. Then:
-  - the worker answers its status endpoint (/readyz, or /healthz where the binary has no /readyz);
-  - the Dockerfile's HEALTHCHECK command, run as written, succeeds against that worker;
-  - `pushworker send --wait` publishes one job: job.completed with sent = 1, and the simulator
+No Docker engine runs here, so the compose services run as processes, their commands and files
+taken from compose.yaml with these substitutions only: /sandbox -> a temporary folder, the host
+name `sandbox` -> localhost, ports 2197 and 8081 -> free ones, status_host 0.0.0.0 -> 127.0.0.1,
+and a job queue of its own (deploycheck.jobs.<random>) on the RabbitMQ and Redis at AMQP_URL /
+REDIS_URL (default 127.0.0.1:5672 and :6379), given as PUSHWORKER_AMQP_URL / PUSHWORKER_REDIS_URL
+as compose.yaml gives them.
+
+  - the sandbox service's script (openssl: a certificate for DNS:sandbox, a token key; then
+    `pushworker sandbox --certificate-file … --token-key …`), its healthcheck command until it passes;
+  - `pushworker run` with the workers' configuration file, through unit_sandbox with --strict (a
+    system call outside the unit's SystemCallFilter kills the process instead of answering EPERM,
+    so nothing the unit refuses goes unnoticed), MemoryDenyWriteExecute and
+    RestrictAddressFamilies as the unit sets them, as an unprivileged user (uid 61234, no
+    capabilities); its status endpoint answers (/readyz, or /healthz where the binary has none);
+  - the Dockerfile's HEALTHCHECK command, run as written, succeeds against that worker (with
+    /healthz for /livez where the binary has no /livez), and fails once the worker is stopped;
+  - `pushworker send --wait` publishes one job: job.completed with sent = 1, and the sandbox
     recorded the token with status 200;
-  - SIGTERM: the worker exits 0 within the unit's TimeoutStopSec, and neither process died of a
-    signal (SIGSYS would be a refused system call).
+  - SIGTERM: the worker exits 0 within the unit's TimeoutStopSec.
 Everything it started is stopped by pid; its queues are deleted.
 """
 import argparse
@@ -33,12 +41,12 @@ import urllib.request
 from pathlib import Path
 
 import pika
+import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "ops" / "lib"))
 from pushworker_ops.errors import OpsError  # noqa: E402
 from pushworker_ops.processes import clean_env, spawn, stop, stop_all  # noqa: E402
-from pushworker_ops.sandbox import Sandbox  # noqa: E402
 
 from .unit_sandbox import unit_settings  # noqa: E402
 
@@ -94,66 +102,77 @@ def healthcheck_command(dockerfile):
     return json.loads(match.group(1))
 
 
+def compose_parts(compose):
+    """The sandbox service's script and healthcheck, and the workers' configuration file, from compose.yaml."""
+    services = yaml.safe_load(Path(compose).read_text())["services"]
+    sandbox = services["sandbox"]
+    if sandbox.get("entrypoint") != ["sh", "-c"] or len(sandbox.get("command", [])) != 1:
+        raise OpsError("compose.yaml: the sandbox service is expected to be `entrypoint: [sh, -c]` with one script")
+    test = sandbox["healthcheck"]["test"]
+    if test[0] != "CMD":
+        raise OpsError("compose.yaml: the sandbox's healthcheck is expected in the CMD form")
+    worker = services["worker"]
+    config = next(c for c in worker["configs"] if c["target"] == "/etc/pushworker/pushworker.yaml")
+    config_file = Path(compose).parent / yaml.safe_load(Path(compose).read_text())["configs"][config["source"]]["file"]
+    return sandbox["command"][0], test[1:], config_file
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", required=True)
     parser.add_argument("--unit", required=True)
     parser.add_argument("--dockerfile", required=True)
+    parser.add_argument("--compose", required=True)
     args = parser.parse_args()
     unit = str(Path(args.unit).resolve())
     stop_timeout = seconds(unit_settings(unit)["TimeoutStopSec"][-1])
+    script, sandbox_health, config_file = compose_parts(args.compose)
 
     help_text = subprocess.run([args.binary, "run", "--help"], capture_output=True, text=True).stdout
     has_probes = "/readyz" in help_text or "/livez" in help_text
 
     work = Path(tempfile.mkdtemp(prefix="pushworker-deploy-check-"))
     work.chmod(0o755)
-    (work / "sandbox").mkdir()
-    sandboxed = wrapper(work / "pushworker-sandboxed", unit, args.binary, UID)
-    # The simulator runs as root: as any other user it closes every connection it accepts (it sets
-    # its accepted sockets' TCP_NODELAY at the SOL_SOCKET level, which is SO_DEBUG, refused
-    # without CAP_NET_ADMIN). It is the test's peer, not what is tested here.
-    simulator = wrapper(work / "pushworker-simulator", unit, args.binary)
+    (work / "bin").mkdir()
+    root = work / "sandbox"
+    worker_binary = wrapper(work / "pushworker-worker", unit, args.binary, UID)
+    # The sandbox runs as root, as compose.yaml runs it: as any other user it closes every
+    # connection it accepts (it sets its accepted sockets' TCP_NODELAY at the SOL_SOCKET level,
+    # which is SO_DEBUG, refused without CAP_NET_ADMIN). It is the test's peer, not what is tested.
+    wrapper(work / "bin" / "pushworker", unit, args.binary)
+    sandbox_port, status_port = free_port(), free_port()
     nonce = random.getrandbits(32)
     queue = f"deploycheck.jobs.{nonce:08x}"
     queues = [queue, f"{queue}.bulk", f"{queue}.dead", f"{queue}.delay"] + \
         [f"{queue}{lane}.retry.{d}" for lane in ("", ".bulk") for d in RETRY_DELAYS]
     token = f"de910e{nonce:08x}".ljust(64, "0")
-    env = clean_env()
-    sandbox = Sandbox(simulator, work / "sandbox", work / "sandbox.log", env=env, new_session=False)
-    worker = None
+
+    def local(text):
+        return text.replace("https://sandbox:2197", f"https://localhost:{sandbox_port}").replace("/sandbox", str(root)) \
+            .replace("--port 2197", f"--port {sandbox_port}").replace("/127.0.0.1/2197", f"/127.0.0.1/{sandbox_port}")
+
+    env = {**clean_env(), "PATH": f"{work / 'bin'}:{os.environ['PATH']}"}
+    worker_env = {**clean_env(), "PUSHWORKER_AMQP_URL": AMQP_URL, "PUSHWORKER_REDIS_URL": REDIS_URL}
+    sandbox = worker = None
     failures = []
     try:
-        sandbox.start(timeout=60)
-        say(f"APNs simulator under the unit's filter (as root): {sandbox.url}")
-        for name in ("ca.pem", "token-key.p8"):     # the worker's user reads them
-            (work / "sandbox" / name).chmod(0o644)
-        status_port = free_port()
+        sandbox = spawn("sandbox", ["sh", "-c", local(script)], work / "sandbox.log", env=env, new_session=False)
+        health = [local(part) for part in sandbox_health]
+        deadline = time.monotonic() + 30
+        while subprocess.run(health, env=env, capture_output=True).returncode != 0:
+            if sandbox.poll() is not None or time.monotonic() > deadline:
+                raise OpsError("compose.yaml's sandbox never passed its healthcheck; see "
+                               f"{work / 'sandbox.log'}:\n" + (work / "sandbox.log").read_text()[-2000:])
+            time.sleep(0.2)
+        say(f"compose.yaml's sandbox script: certificate for DNS:sandbox, token key; healthy on port {sandbox_port}")
+
         config = work / "pushworker.yaml"
-        config.write_text(f"""amqp:
-  url: {AMQP_URL}
-redis:
-  url: {REDIS_URL}
-worker:
-  job_queue: {queue}
-  retry_delays: [{", ".join(RETRY_DELAYS)}]
-  prefetch: 10
-  status_port: {status_port}
-  status_host: 127.0.0.1
-  shutdown_timeout: 30s
-apps:
-  - name: default
-    platform: apns
-    url: {sandbox.url}
-    ca_file: {sandbox.ca}
-    topic: com.example.app
-    token:
-      key_file: {sandbox.key}
-      key_id: SANDBOXKEY
-      team_id: SANDBOXTM1
-""")
+        text = local(config_file.read_text()).replace("status_port: 8081", f"status_port: {status_port}") \
+            .replace("status_host: 0.0.0.0", "status_host: 127.0.0.1")
+        text = text.replace("worker:\n", f"worker:\n  job_queue: {queue}\n  retry_delays: [{', '.join(RETRY_DELAYS)}]\n", 1)
+        config.write_text(text)
         config.chmod(0o644)
-        worker = spawn("worker", [sandboxed, "run", "--config", str(config)], work / "worker.log", env=env,
+        worker = spawn("worker", [worker_binary, "run", "--config", str(config)], work / "worker.log", env=worker_env,
                        new_session=False)
         path = "/readyz" if has_probes else "/healthz"
         deadline = time.monotonic() + 30
@@ -162,10 +181,10 @@ apps:
                 raise OpsError(f"the worker never answered 200 on {path}; see {work / 'worker.log'}:\n"
                                + (work / "worker.log").read_text()[-2000:])
             time.sleep(0.2)
-        say(f"worker under the unit's filter, uid {UID}: {path} 200 on port {status_port}")
+        say(f"worker (compose's configuration file) under the unit's filter, uid {UID}: {path} 200")
 
         command = healthcheck_command(args.dockerfile)
-        probe_env = {**env, "PUSHWORKER_STATUS_PORT": str(status_port)}
+        probe_env = {**clean_env(), "PUSHWORKER_STATUS_PORT": str(status_port)}
         if not has_probes:
             # The binary predates /livez: run the same command for /healthz, and say so.
             command = [part.replace("/livez", "/healthz") for part in command]
@@ -178,7 +197,7 @@ apps:
 
         sent = subprocess.run([args.binary, "send", "--amqp-url", AMQP_URL, "--job-queue", queue, "--token", token,
                                "--alert", "deploy-check", "--wait", "--wait-seconds", "20"],
-                              env=env, capture_output=True, text=True, timeout=40)
+                              env=clean_env(), capture_output=True, text=True, timeout=40)
         completed = [json.loads(line[line.index("{"):]) for line in sent.stdout.splitlines()
                      if "{" in line and '"job.completed"' in line]
         if sent.returncode != 0 or not completed:
@@ -189,11 +208,16 @@ apps:
             say("job.completed: " + ", ".join(f"{k} {event.get(k)}" for k in ("devices", "sent", "failed", "invalid")))
             if event.get("sent") != 1:
                 failures.append(f"job.completed does not say sent = 1: {event}")
-        received = [item for item in sandbox.received() if item.get("token") == token]
-        if [item.get("status") for item in received] != [200]:
-            failures.append(f"the simulator recorded {received} for the token, expected one 200")
+        received = subprocess.run(["curl", "-sS", "--http2", "--max-time", "10", "--cacert",
+                                   str(root / "shared" / "server.pem"),
+                                   f"https://localhost:{sandbox_port}/_sandbox/received"],
+                                  capture_output=True, text=True)
+        statuses = [json.loads(line).get("status") for line in received.stdout.splitlines()
+                    if line.strip() and token in line]
+        if statuses != [200]:
+            failures.append(f"the sandbox recorded {statuses} for the token, expected [200] ({received.stderr.strip()})")
         else:
-            say("the simulator recorded the notification: 200")
+            say("the sandbox recorded the notification: 200")
 
         started = time.monotonic()
         ended = stop(worker, "worker", timeout=stop_timeout)
@@ -209,18 +233,13 @@ apps:
             failures.append("the HEALTHCHECK command still succeeds with the worker stopped")
         else:
             say(f"the HEALTHCHECK command with the worker stopped: exit {down.returncode}")
-        sandbox_alive = sandbox.alive()
-        sandbox.stop()
-        if not sandbox_alive or sandbox.process.returncode not in (0, -signal.SIGTERM):
-            failures.append(f"the simulator ended with {sandbox.process.returncode}; see {work / 'sandbox.log'}")
-        for name in ("worker.log", "sandbox.log"):
-            text = (work / name).read_text(errors="replace")
-            if "Bad system call" in text or "SIGSYS" in text:
-                failures.append(f"{name} mentions a refused system call")
+        if sandbox.poll() is not None:
+            failures.append(f"the sandbox ended early with {sandbox.returncode}; see {work / 'sandbox.log'}")
     finally:
         if worker is not None:
             stop(worker, "worker", timeout=stop_timeout)
-        sandbox.stop()
+        if sandbox is not None:
+            stop(sandbox, "sandbox", timeout=15)
         stop_all()
         try:
             connection = pika.BlockingConnection(pika.URLParameters(AMQP_URL))
