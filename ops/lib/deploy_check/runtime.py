@@ -20,8 +20,11 @@ as compose.yaml gives them.
     capabilities); its status endpoint answers (/readyz, or /healthz where the binary has none);
   - the Dockerfile's HEALTHCHECK command, run as written, succeeds against that worker (with
     /healthz for /livez where the binary has no /livez), and fails once the worker is stopped;
-  - `pushworker send --wait` publishes one job: job.completed with sent = 1, and the sandbox
-    recorded the token with status 200;
+  - `pushworker send --wait` publishes one job of three devices, the sandbox told (over its
+    control API) to answer one 410 and another 503 once: job.completed says sent 1, invalid 1,
+    retried 1, and the sandbox records 200, 410, then 503 and 200 (the retry, through the delay queue);
+  - where the binary serves /metrics: every metric the dashboard uses is there with its type and
+    labels (a labelled one may have no series yet, and is named);
   - SIGTERM: the worker exits 0 within the unit's TimeoutStopSec.
 Everything it started is stopped by pid; its queues are deleted.
 """
@@ -48,6 +51,7 @@ sys.path.insert(0, str(ROOT / "ops" / "lib"))
 from pushworker_ops.errors import OpsError  # noqa: E402
 from pushworker_ops.processes import clean_env, spawn, stop, stop_all  # noqa: E402
 
+from .metrics import WORKER  # noqa: E402
 from .unit_sandbox import unit_settings  # noqa: E402
 
 AMQP_URL = os.environ.get("AMQP_URL", "amqp://guest:guest@127.0.0.1:5672/")
@@ -93,6 +97,41 @@ def get(url, timeout=2):
         return None, ""
 
 
+def control(root, port, method, path, body=None):
+    """A request to the sandbox's /_sandbox/ API; the answer's text."""
+    done = subprocess.run(["curl", "-sS", "--fail", "--http2", "--max-time", "10", "--cacert", str(root / "shared" / "server.pem"),
+                           "-X", method, f"https://localhost:{port}/_sandbox/{path}"]
+                          + (["--data-binary", "@-"] if body is not None else []),
+                          input=json.dumps(body) if body is not None else None, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise OpsError(f"sandbox {method} /_sandbox/{path}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def metrics_problems(text):
+    """The exposition against metrics.WORKER: (problems, labelled metrics without a series yet)."""
+    types = dict(re.findall(r"^# TYPE (\S+) (\S+)", text, re.M))
+    labels = {}
+    for name, body in re.findall(r"^([a-zA-Z_:][\w:]*)(?:\{([^}]*)\})?\s", text, re.M):
+        base = re.sub(r"_(bucket|sum|count)$", "", name) if re.sub(r"_(bucket|sum|count)$", "", name) in types and \
+            types.get(re.sub(r"_(bucket|sum|count)$", "", name)) == "histogram" else name
+        keys = set(re.findall(r"(\w+)=\"", body or "")) - {"le"}
+        labels.setdefault(base, set()).update(keys)
+    problems, absent = [], []
+    for name, (kind, expected) in WORKER.items():
+        if name not in types and name not in labels:
+            if expected:
+                absent.append(name)
+            else:
+                problems.append(f"{name} absent")
+            continue
+        if types.get(name) != kind:
+            problems.append(f"{name} is a {types.get(name)}, expected a {kind}")
+        if name in labels and labels[name] and labels[name] != expected:
+            problems.append(f"{name} has labels {sorted(labels[name])}, expected {sorted(expected)}")
+    return problems, absent
+
+
 def healthcheck_command(dockerfile):
     """The exec-form command of the Dockerfile's HEALTHCHECK."""
     text = Path(dockerfile).read_text().replace("\\\n", " ")
@@ -130,6 +169,7 @@ def main():
 
     help_text = subprocess.run([args.binary, "run", "--help"], capture_output=True, text=True).stdout
     has_probes = "/readyz" in help_text or "/livez" in help_text
+    has_metrics = "/metrics" in help_text
 
     work = Path(tempfile.mkdtemp(prefix="pushworker-deploy-check-"))
     work.chmod(0o755)
@@ -145,7 +185,6 @@ def main():
     queue = f"deploycheck.jobs.{nonce:08x}"
     queues = [queue, f"{queue}.bulk", f"{queue}.dead", f"{queue}.delay"] + \
         [f"{queue}{lane}.retry.{d}" for lane in ("", ".bulk") for d in RETRY_DELAYS]
-    token = f"de910e{nonce:08x}".ljust(64, "0")
 
     def local(text):
         return text.replace("https://sandbox:2197", f"https://localhost:{sandbox_port}").replace("/sandbox", str(root)) \
@@ -195,7 +234,14 @@ def main():
             say("the Dockerfile's HEALTHCHECK command: exit 0"
                 + ("" if has_probes else " (with /healthz: this binary has no /livez yet)"))
 
-        sent = subprocess.run([args.binary, "send", "--amqp-url", AMQP_URL, "--job-queue", queue, "--token", token,
+        # Three devices: one accepted, one gone (410: token.invalid), one answered 503 once (a retry
+        # through the 1s delay queue, then accepted); rules set over the sandbox's control API.
+        tokens = {name: f"de{index:02x}0e{nonce:08x}".ljust(64, "0") for index, name in enumerate(("ok", "gone", "busy"))}
+        control(root, sandbox_port, "PUT", "rules", [
+            {"token": tokens["gone"], "status": 410, "reason": "Unregistered"},
+            {"token": tokens["busy"], "status": 503, "reason": "ServiceUnavailable", "times": 1}])
+        sent = subprocess.run([args.binary, "send", "--amqp-url", AMQP_URL, "--job-queue", queue,
+                               *[arg for t in tokens.values() for arg in ("--token", t)],
                                "--alert", "deploy-check", "--wait", "--wait-seconds", "20"],
                               env=clean_env(), capture_output=True, text=True, timeout=40)
         completed = [json.loads(line[line.index("{"):]) for line in sent.stdout.splitlines()
@@ -205,19 +251,34 @@ def main():
                             f"{(sent.stdout + sent.stderr).strip()[-600:]}")
         else:
             event = completed[0]
-            say("job.completed: " + ", ".join(f"{k} {event.get(k)}" for k in ("devices", "sent", "failed", "invalid")))
-            if event.get("sent") != 1:
-                failures.append(f"job.completed does not say sent = 1: {event}")
-        received = subprocess.run(["curl", "-sS", "--http2", "--max-time", "10", "--cacert",
-                                   str(root / "shared" / "server.pem"),
-                                   f"https://localhost:{sandbox_port}/_sandbox/received"],
-                                  capture_output=True, text=True)
-        statuses = [json.loads(line).get("status") for line in received.stdout.splitlines()
-                    if line.strip() and token in line]
-        if statuses != [200]:
-            failures.append(f"the sandbox recorded {statuses} for the token, expected [200] ({received.stderr.strip()})")
+            counts = {k: event.get(k) for k in ("devices", "sent", "invalid", "retried", "failed")}
+            say("job.completed: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            if counts != {"devices": 3, "sent": 1, "invalid": 1, "retried": 1, "failed": 0}:
+                failures.append(f"job.completed: expected devices 3, sent 1, invalid 1, retried 1, failed 0: {event}")
+        expected = {"ok": [200], "gone": [410], "busy": [503, 200]}
+        deadline = time.monotonic() + 20
+        while True:
+            records = [json.loads(line) for line in control(root, sandbox_port, "GET", "received").splitlines() if line.strip()]
+            seen = {name: [r.get("status") for r in records if r.get("token") == t] for name, t in tokens.items()}
+            if seen == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        if seen != expected:
+            failures.append(f"the sandbox recorded {seen}, expected {expected}")
         else:
-            say("the sandbox recorded the notification: 200")
+            say("the sandbox recorded 200, 410, and 503 then 200 after the retry")
+
+        if has_metrics:
+            code, text = get(f"http://127.0.0.1:{status_port}/metrics")
+            problems, absent = metrics_problems(text)
+            if code != 200 or problems:
+                failures.append(f"/metrics (HTTP {code}) does not match the dashboard's list: {'; '.join(problems)}")
+            else:
+                say(f"/metrics: {len(WORKER) - len(absent)} of the dashboard's {len(WORKER)} metrics, with their types "
+                    f"and labels" + (f"; no series yet (labelled, nothing counted): {', '.join(absent)}" if absent else ""))
+        else:
+            say("this binary has no /metrics yet: the dashboard's metric names are checked against the list only")
+
 
         started = time.monotonic()
         ended = stop(worker, "worker", timeout=stop_timeout)
