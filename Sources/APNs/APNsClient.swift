@@ -35,6 +35,8 @@ public final class APNsClient: PushTransport {
         self.logger = logger
     }
 
+    public var credentialRenewals: Int { tokenProvider?.tokenChanges ?? 0 }
+
     public var tokenProvider: APNsTokenProvider? {
         if case let .token(provider) = configuration.credentials { return provider }
         return nil

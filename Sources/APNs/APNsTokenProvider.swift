@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -37,6 +38,9 @@ public final class APNsTokenProvider: Sendable {
     /// has stopped doing so, and APNs refuses tokens older than an hour.
     private static let externalTokenCeiling = 55 * 60
     private let state = NIOLockedValueBox<State>(State())
+    /// Tokens put in use (signed here or installed from the fleet's shared one), for the metrics.
+    private let tokensInUse = Atomic<Int>(0)
+    public var tokenChanges: Int { tokensInUse.load(ordering: .relaxed) }
 
     private struct State {
         var header: String?
@@ -129,11 +133,15 @@ public final class APNsTokenProvider: Sendable {
     public func install(jwt: String, issuedAt: Int) {
         let header = "bearer " + jwt
         let now = clock.monotonic()
-        state.withLockedValue { state in
-            state.header = header
-            state.issuedAt = issuedAt
-            state.mintedAt = now
+        let changed = state.withLockedValue { state in
+            defer {
+                state.header = header
+                state.issuedAt = issuedAt
+                state.mintedAt = now
+            }
+            return state.header != header
         }
+        if changed { tokensInUse.add(1, ordering: .relaxed) }
     }
 
     /// A newly signed token (without `bearer `) and its `iat`; the one in use stays until `install`.
@@ -148,6 +156,7 @@ public final class APNsTokenProvider: Sendable {
         state.header = value
         state.issuedAt = issuedAt
         state.mintedAt = now
+        tokensInUse.add(1, ordering: .relaxed)
         return value
     }
 

@@ -17,6 +17,9 @@ public protocol PushTransport: AnyObject, Sendable {
     /// Requests the platform lets the app's connections have in flight now.
     var streamCapacity: Int { get }
     var statistics: HTTP2ClientStatistics { get }
+    /// Credentials put in use since the transport started: new provider tokens (APNs token auth,
+    /// FCM access tokens); 0 where the platform has none to renew.
+    var credentialRenewals: Int { get }
 
     /// The results that asked for new credentials (`asksForNewCredentials`): renews them once and
     /// resends those devices through `resend` (given their indices), putting the answers in place.
@@ -27,4 +30,8 @@ public protocol PushTransport: AnyObject, Sendable {
     func configurationFit(of result: PushResult, job: PushJob) -> ConfigurationFit
 
     func shutdown() async
+}
+
+extension PushTransport {
+    public var credentialRenewals: Int { 0 }
 }

@@ -58,7 +58,7 @@ public final class APNsSandbox: Sendable {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 1024)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     SandboxPipeline.configure(channel, tls: tls, settings: settings, recorder: recorder)
                 }

@@ -59,7 +59,7 @@ public final class FCMSandbox: Sendable {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 1024)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     guard let responder = responderBox.withLockedValue({ $0 }) else { return channel.close() }
                     return Self.configure(channel, tls: tls, responder: responder, recorder: recorder,

@@ -63,7 +63,7 @@ public final class WebPushSandbox: Sendable {
             channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state,
                                                           origin: origin.withLockedValue { $0 }, maxTTL: maxTTL, logsMessages: logsMessages)

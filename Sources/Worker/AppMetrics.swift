@@ -14,6 +14,8 @@ final class AppMetrics: Sendable {
     let roundTrip: Timer
     private let connections, streamCapacity, streamsInFlight: Gauge
     private let goAways: Counter
+    private let tokenRefreshes: Counter
+    private let renewalsSeen = NIOLockedValueBox(0)
     private let factory: any MetricsFactory
     /// `reason` → its counter, at most `maxReasons` (a server's reason text is not ours to bound).
     private let failureReasons = NIOLockedValueBox<[String: Counter]>([:])
@@ -38,6 +40,7 @@ final class AppMetrics: Sendable {
         streamCapacity = Gauge(label: "pushworker_http2_stream_capacity", dimensions: [("app", app)], factory: factory)
         streamsInFlight = Gauge(label: "pushworker_http2_streams_in_flight", dimensions: [("app", app)], factory: factory)
         goAways = Counter(label: "pushworker_http2_goaways_total", dimensions: [("app", app)], factory: factory)
+        tokenRefreshes = Counter(label: "pushworker_provider_token_refreshes_total", dimensions: [("app", app)], factory: factory)
     }
 
     func record(_ counts: JobCounts) {
@@ -61,7 +64,12 @@ final class AppMetrics: Sendable {
     }
 
     /// At scrape time: the connection pool as it is now.
-    func sample(_ statistics: HTTP2ClientStatistics) {
+    func sample(_ statistics: HTTP2ClientStatistics, credentialRenewals: Int) {
+        let newRenewals = renewalsSeen.withLockedValue { seen in
+            defer { seen = max(seen, credentialRenewals) }
+            return max(0, credentialRenewals - seen)
+        }
+        if newRenewals > 0 { tokenRefreshes.increment(by: newRenewals) }
         connections.record(statistics.openConnections)
         streamCapacity.record(statistics.streamCapacity)
         streamsInFlight.record(statistics.streamsInFlight)

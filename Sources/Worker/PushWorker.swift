@@ -205,7 +205,9 @@ public final class PushWorker: Service, Sendable {
         metrics.record(.init(devicesInFlight: processor.devicesInFlight.current, prefetch: Int(gate.prefetch),
                              amqpConnected: amqp.isConnected, redisHealthy: status.snapshot.redisProblem == nil,
                              pausedFor: gate.pauseCauses))
-        for app in roster.current.apps.allValues { app.metrics.sample(app.transport.statistics) }
+        for app in roster.current.apps.allValues {
+            app.metrics.sample(app.transport.statistics, credentialRenewals: app.transport.credentialRenewals)
+        }
     }
 
     /// Stops taking jobs; `run` returns once the jobs in flight have settled (or the shutdown

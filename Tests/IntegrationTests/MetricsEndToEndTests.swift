@@ -60,6 +60,8 @@ import Worker
                 #expect(value("pushworker_amqp_connected") == 1)
                 #expect(value(#"pushworker_http2_connections{app="default"}"#) >= 1)
                 #expect(value("pushworker_devices_in_flight") == 0)
+                // Token auth: at least the first token was put in use.
+                #expect(value(#"pushworker_provider_token_refreshes_total{app="default"}"#) >= 1)
                 #expect(!scraped.body.contains(PipelineFixture.token(1)))
 
                 #expect(try LoopbackHTTP.get(port: port, path: "/livez").status == 200)
