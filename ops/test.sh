@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/install-deps.sh
 ops/python-peers.sh
+ops/deploy-tools.sh
 started=()
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_open "${AMQP_PORT:-5672}" || started+=(rabbitmq)
@@ -42,5 +43,6 @@ if [ "${EXAMPLES:-1}" != 0 ]; then
   /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker"
   /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker" --queue-type quorum
   ops/gateway-check --binary "$(swift build --show-bin-path)/pushworker"
+  ops/deploy-check --static-only --binary "$(swift build --show-bin-path)/pushworker"
 fi
 if [ "${FAULTS:-1}" != 0 ]; then /usr/bin/python3 ops/faults --quick; fi
