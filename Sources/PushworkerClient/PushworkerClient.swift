@@ -104,7 +104,7 @@ public final class PushworkerClient: Sendable {
     public func events(for jobID: PushworkerJobID?, pattern: String = "#", timeout: Duration = .seconds(10)) async throws(PushworkerClientError) -> PushworkerEvents {
         let exchange = configuration.resultsExchange
         let queue = "\(exchange).tail.\(UUID().uuidString.prefix(13).lowercased())"
-        let topology = ResultsTopology.declarations(resultsExchange: exchange) + [
+        let topology = ResultsTopology.declarations(resultsExchange: exchange, queueType: configuration.queueType) + [
             .queue(name: queue, durable: false, arguments: ["x-expires": .int(60_000)]),
             .binding(queue: queue, exchange: exchange, routingKey: pattern),
         ]
@@ -116,7 +116,7 @@ public final class PushworkerClient: Sendable {
     public func unroutedEvents(timeout: Duration = .seconds(10)) async throws(PushworkerClientError) -> PushworkerEvents {
         let exchange = configuration.resultsExchange
         return try await subscribe(queue: ResultsTopology.unroutedQueue(resultsExchange: exchange),
-                                   topology: ResultsTopology.declarations(resultsExchange: exchange),
+                                   topology: ResultsTopology.declarations(resultsExchange: exchange, queueType: configuration.queueType),
                                    deletesQueue: false, jobID: nil, timeout: timeout)
     }
 

@@ -130,13 +130,13 @@ public struct WorkerConfiguration: Sendable {
                 .queue(name: bulkQueue, arguments: lane),
                 .queue(name: delayQueue, arguments: quorum),
                 .queue(name: deadQueue, arguments: quorum),
-            ] + Self.resultsTopology(resultsExchange: resultsExchange)
+            ] + Self.resultsTopology(resultsExchange: resultsExchange, queueType: .quorum)
         }
         var declarations: [AMQPDeclaration] = [
             .queue(name: jobQueue),
             .queue(name: bulkQueue),
             .queue(name: deadQueue),
-        ] + Self.resultsTopology(resultsExchange: resultsExchange)
+        ] + Self.resultsTopology(resultsExchange: resultsExchange, queueType: .classic)
         for (policy, lane) in [(retry, jobQueue), (bulkRetry, bulkQueue)] {
             for (name, delay) in policy.queueNames {
                 declarations.append(.queue(name: name, arguments: [
@@ -167,11 +167,16 @@ public struct WorkerConfiguration: Sendable {
     /// The results exchange and, as its alternate exchange, where events nobody is bound to (a
     /// subscriber deploying, a typo in a binding) land instead of vanishing. Declared by the worker
     /// and by `pushworker events` with the same arguments (others would be refused by the broker).
-    public static func resultsTopology(resultsExchange: String) -> [AMQPDeclaration] {
+    /// With quorum queues the unrouted queue is one too: a classic one lives on one node, and while
+    /// that node is down every declaration of it fails (404) and every event routed to it is
+    /// nacked, which would stop the fleet (ops/cluster found it).
+    public static func resultsTopology(resultsExchange: String, queueType: QueueType) -> [AMQPDeclaration] {
         let unrouted = resultsExchange + ".unrouted"
+        var arguments: [String: AMQPFieldValue] = ["x-max-length": .int(Int64(unroutedEventsLimit))]
+        if queueType == .quorum { arguments["x-queue-type"] = .string("quorum") }
         return [
             .exchange(name: unrouted, type: "fanout"),
-            .queue(name: unrouted, arguments: ["x-max-length": .int(Int64(unroutedEventsLimit))]),
+            .queue(name: unrouted, arguments: arguments),
             .binding(queue: unrouted, exchange: unrouted, routingKey: ""),
             .exchange(name: resultsExchange, type: "topic", arguments: ["alternate-exchange": .string(unrouted)]),
         ]

@@ -20,7 +20,8 @@ struct EventsCommand: AsyncParsableCommand {
         let amqp = connection.amqpConfiguration(name: "pushworker")
         // The library names a subscription's connection "<name>-events": pushworker-events, as before.
         let client = PushworkerClient(configuration: .init(amqpURL: amqp.url, caFile: amqp.caFile, resultsExchange: resultsExchange,
-                                                           connectionName: amqp.connectionName, declaresJobQueue: false),
+                                                           connectionName: amqp.connectionName, declaresJobQueue: false,
+                                                           queueType: try connection.parsedQueueType() ?? .classic),
                                       logger: Logger(label: "pushworker.events"))
         // Declared as the worker declares them, so reading works before any worker ran; the
         // private queue is removed when we leave (or by RabbitMQ 60 s later).

@@ -208,7 +208,7 @@ import Testing
         let client = Self.client(jobQueue: Self.uniqueName("jobs"), resultsExchange: exchange, declaresJobQueue: false)
         let inspector = try await Self.inspector()
         // Nothing bound: the event goes to the alternate exchange.
-        try await inspector.declare(ResultsTopology.declarations(resultsExchange: exchange))
+        try await inspector.declare(ResultsTopology.declarations(resultsExchange: exchange, queueType: .classic))
         let body = #"{"event":"group.missing","job_id":"j","app":"default","time":"2025-01-01T00:00:00Z","group":"news","key":"group:default:news"}"#
         try await inspector.publish(exchange: exchange, routingKey: "group.missing", body: Array(body.utf8), properties: AMQPProperties())
         let unrouted = try await client.unroutedEvents()

@@ -6,9 +6,16 @@ import Worker
 /// The client declares what the worker declares, argument for argument: any difference is a 406
 /// from the broker for whichever connects second.
 @Suite struct DeclarationTests {
-    @Test(arguments: ["push.results", "shop.results"])
-    func resultsTopologyIsTheWorkers(exchange: String) {
-        #expect(ResultsTopology.declarations(resultsExchange: exchange) == WorkerConfiguration.resultsTopology(resultsExchange: exchange))
+    @Test(arguments: ["push.results", "shop.results"], QueueType.allCases)
+    func resultsTopologyIsTheWorkers(exchange: String, type: QueueType) throws {
+        #expect(ResultsTopology.declarations(resultsExchange: exchange, queueType: type)
+                == WorkerConfiguration.resultsTopology(resultsExchange: exchange, queueType: type))
+        var worker = WorkerConfiguration(amqp: AMQPConfiguration(url: "amqp://127.0.0.1/"), redis: try .init(url: "redis://127.0.0.1"), apps: [:])
+        worker.resultsExchange = exchange
+        worker.queueType = type
+        for declaration in ResultsTopology.declarations(resultsExchange: exchange, queueType: type) {
+            #expect(worker.topology.contains(declaration))
+        }
         #expect(ResultsTopology.unroutedEventsLimit == Int64(WorkerConfiguration.unroutedEventsLimit))
     }
 

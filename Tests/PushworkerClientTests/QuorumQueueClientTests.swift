@@ -10,6 +10,8 @@ import Worker
         worker.queueType = .quorum
         worker.jobQueue = ClientBrokerTests.uniqueName("quorum-jobs")
         worker.deadQueue = worker.jobQueue + ".dead"
+        // A results exchange of its own: its .unrouted queue is a quorum queue too.
+        worker.resultsExchange = ClientBrokerTests.uniqueName("quorum-results")
         let inspector = try await ClientBrokerTests.inspector()
         try await inspector.declare(worker.topology)
 
@@ -30,7 +32,11 @@ import Worker
         }
         await classic.shutdown()
         #expect(try await inspector.messageCount(queue: worker.jobQueue) == 1)
-        for queue in [worker.jobQueue, worker.bulkQueue, worker.delayQueue, worker.deadQueue] { try await inspector.deleteQueue(queue) }
+        for queue in [worker.jobQueue, worker.bulkQueue, worker.delayQueue, worker.deadQueue, worker.unroutedEventsExchange] {
+            try await inspector.deleteQueue(queue)
+        }
+        try await inspector.deleteExchange(worker.resultsExchange)
+        try await inspector.deleteExchange(worker.unroutedEventsExchange)
         await inspector.shutdown()
     }
 }
