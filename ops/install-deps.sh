@@ -13,6 +13,7 @@ packages=(
   python3 python3-pika python3-h2 python3-cryptography python3-redis     # examples, the independent h2 stub, ops/bench (JWT for h2load), ops/lib (Redis)
   python3-venv                                                           # ops/python-peers.sh: the pinned http-ece / PyJWT peers of the Web Push tests
   procps
+  iproute2 nftables                                                      # ops/cluster: a network namespace per RabbitMQ node, partitions
 )
 missing=()
 for p in "${packages[@]}"; do
