@@ -30,8 +30,7 @@ extension GroupsCommand {
         }
 
         func run() async throws {
-            var reader: LineReader
-            do { reader = try LineReader(path: file) } catch { throw ValidationError(error.description) }
+            var reader = try LineReader(path: file)
             var importer = GroupImport(redis: try target.client(), key: target.key, rules: try target.rules)
             importer.batchSize = batchSize
             importer.pipelineDepth = pipeline

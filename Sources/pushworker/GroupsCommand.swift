@@ -18,6 +18,8 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func client() throws -> RedisClient { try address.client() }
 
+        func validate() throws { _ = try rules }
+
         var rules: any PlatformJobRules {
             get throws { do { return try DevicePlatform(option: platform).rules } catch { throw ValidationError(error.description) } }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Operations
+import WorkerConfigurationFile
 
 struct QueuesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,12 +16,16 @@ struct QueuesCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var target: BrokerTarget
+    @Option(help: "Comma-separated retry delays: one delay queue <job queue>.retry.<delay> each. Default: the file's worker.retry_delays, else \(Defaults.retryDelays). [env PUSHWORKER_RETRY_DELAYS]")
+    var retryDelays: String?
     @Flag(help: "One JSON object: {\"queues\": [{\"name\", \"role\", \"exists\", \"ready\", \"consumers\", \"optional\"}], \"unacked\": null, …}.")
     var json = false
 
     func run() async throws {
-        let rows = try await target.withBroker(connectionName: "pushworker-queues") { amqp, jobQueue, delays in
-            await QueueSurvey.run(QueueRoster(jobQueue: jobQueue, retryDelays: delays), amqp: amqp)
+        let given = try Env.or(retryDelays, "retry-delays").map(WorkerOptions.delays)
+        let rows = try await target.withBroker(connectionName: "pushworker-queues") { amqp, jobQueue, settings in
+            let delays = given ?? settings.retryDelays ?? Defaults.worker.retry.delays
+            return await QueueSurvey.run(QueueRoster(jobQueue: jobQueue, retryDelays: delays), amqp: amqp)
         }
         print(json ? QueueReport.json(rows) : QueueReport.text(rows))
     }
