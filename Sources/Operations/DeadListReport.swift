@@ -16,10 +16,7 @@ public enum DeadListReport {
     }
 
     public static func json(_ letters: [DeadLetter]) -> String {
-        var array: [UInt8] = [UInt8(ascii: "[")]
-        for (index, letter) in letters.enumerated() {
-            if index > 0 { array.append(UInt8(ascii: ",")) }
-            var object = JSONWriter()
+        String(decoding: jsonArray(letters) { letter, object in
             object.field("id", letter.id)
             object.field("app", letter.app)
             object.field("field", letter.field)
@@ -27,9 +24,6 @@ public enum DeadListReport {
             object.field("rejected_at", letter.rejectedAt)
             object.field("truncated_from", letter.truncatedFrom)
             object.field("bytes", letter.bodySize)
-            array.append(contentsOf: object.finish())
-        }
-        array.append(UInt8(ascii: "]"))
-        return String(decoding: array, as: UTF8.self)
+        }, as: UTF8.self)
     }
 }

@@ -25,10 +25,7 @@ public enum QueueReport {
     }
 
     public static func json(_ rows: [QueueDepth]) -> String {
-        var queues: [UInt8] = [UInt8(ascii: "[")]
-        for (index, row) in rows.enumerated() {
-            if index > 0 { queues.append(UInt8(ascii: ",")) }
-            var object = JSONWriter()
+        let queues = jsonArray(rows) { row, object in
             object.field("name", row.entry.name)
             object.field("role", row.entry.role.rawValue)
             switch row.state {
@@ -43,9 +40,7 @@ public enum QueueReport {
                 object.field("error", problem)
             }
             object.rawField("optional", row.entry.optional ? "true" : "false")
-            queues.append(contentsOf: object.finish())
         }
-        queues.append(UInt8(ascii: "]"))
         var document = JSONWriter()
         document.field("queues", rawJSON: queues)
         document.rawField("unacked", "null")
