@@ -155,10 +155,15 @@ let package = Package(
             "AMQP", "PushCore",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // The operators' commands (`pushworker queues`, `dead`, `groups import`): what they do, apart
+        // from the command line so that tests run it against the real broker and Redis.
+        .target(name: "Operations", dependencies: [
+            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore",
+        ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -219,6 +224,11 @@ let package = Package(
         // The client's JSON is read back with the worker's own parser, and its declarations compared with the worker's.
         .testTarget(name: "PushworkerClientTests", dependencies: [
             "PushworkerClient", "Worker", "AMQP", "PushCore", "APNsCore", "FCMCore", "WebPushCore",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: strict),
+        // The operators' commands against the real RabbitMQ and Redis; dead-letter copies made by the worker's own code.
+        .testTarget(name: "OperationsTests", dependencies: [
+            "Operations", "Worker", "AMQP", "Redis", "PushCore",
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [

@@ -186,7 +186,7 @@ public final class AMQPClient: Sendable {
         _ = try await admin(.deleteExchange(exchange: exchange))
     }
 
-    private func admin(_ request: AdminRequest) async throws(AMQPError) -> AdminResult {
+    func admin(_ request: AdminRequest) async throws(AMQPError) -> AdminResult {
         let result: Result<AdminResult, AMQPError> = await withCheckedContinuation { continuation in
             enqueue(.admin(request, completion: { continuation.resume(returning: $0) }))
         }

@@ -29,7 +29,14 @@ final class ClusterRouter: CommandRouter {
     }
 
     func run(_ arguments: [String], deadline: ContinuousClock.Instant) throws(RedisError) -> RedisReply {
-        let slot = try ClusterCommandKey.slot(of: arguments)
+        try runPipeline([arguments], deadline: deadline)[0]
+    }
+
+    /// Every command of a pipeline names the same slot (one key), so one node answers them all;
+    /// those answered with a redirect, `TRYAGAIN` or `CLUSTERDOWN` are sent again, the others keep
+    /// their replies.
+    func runPipeline(_ commands: [[String]], deadline: ContinuousClock.Instant) throws(RedisError) -> [RedisReply] {
+        let slot = try Self.sharedSlot(of: commands)
         if refreshBeforeNextCommand {
             refreshDue = true
             refreshBeforeNextCommand = false
@@ -37,6 +44,8 @@ final class ClusterRouter: CommandRouter {
         var budget = RetryBudget(deadline: deadline)
         var redirects = 0
         var asking: RedisNodeAddress?
+        var replies = [RedisReply](repeating: .null, count: commands.count)
+        var pending = Array(commands.indices)
         while true {
             let problem: RedisError
             var node: RedisNodeAddress?
@@ -57,15 +66,30 @@ final class ClusterRouter: CommandRouter {
                 }
                 node = target
                 let connection = try connection(to: target, &budget)
-                if asking != nil {
-                    asking = nil
-                    if case let .error(text) = try connection.run(["ASKING"]) {
-                        throw RedisError(.reply, "ASKING at \(target): \(text)")
+                let afterAsk = asking != nil
+                asking = nil
+                let answers = try send(pending.map { commands[$0] }, on: connection, asking: afterAsk, target: target)
+                var again: [Int] = []
+                var redirect: ClusterRedirect?
+                var busy: String?
+                for (index, reply) in zip(pending, answers) {
+                    guard case let .error(text) = reply else {
+                        replies[index] = reply
+                        continue
+                    }
+                    if let moved = ClusterRedirect(errorText: text) {
+                        redirect = redirect ?? moved
+                        again.append(index)
+                    } else if text.hasPrefix("TRYAGAIN") || text.hasPrefix("CLUSTERDOWN") {
+                        busy = busy ?? text
+                        again.append(index)
+                    } else {
+                        replies[index] = reply
                     }
                 }
-                let reply = try connection.run(arguments)
-                guard case let .error(text) = reply else { return reply }
-                if let redirect = ClusterRedirect(errorText: text) {
+                if again.isEmpty { return replies }
+                pending = again
+                if let redirect {
                     let to = redirect.target(answeredBy: target)
                     redirects += 1
                     guard redirects <= Self.maxRedirects else {
@@ -83,7 +107,7 @@ final class ClusterRouter: CommandRouter {
                     }
                     continue
                 }
-                guard text.hasPrefix("TRYAGAIN") || text.hasPrefix("CLUSTERDOWN") else { return reply }
+                let text = busy ?? ""
                 if text.hasPrefix("CLUSTERDOWN") { refreshDue = true }
                 problem = RedisError(.connection, "\(target): \(text.prefix(80))")
             } catch where error.code == .connection {
@@ -94,6 +118,33 @@ final class ClusterRouter: CommandRouter {
             logger.warning("Redis Cluster node unavailable", metadata: [LogKeys.error: "\(problem.message)"])
             guard budget.backOff() else { throw problem }
         }
+    }
+
+    /// The commands' one slot (nil when keyless); commands for different slots are refused, as a
+    /// multi-key command is.
+    private static func sharedSlot(of commands: [[String]]) throws(RedisError) -> Int? {
+        guard let first = commands.first else { throw RedisError(.unsupported, "an empty pipeline") }
+        let slot = try ClusterCommandKey.slot(of: first)
+        for command in commands.dropFirst() {
+            guard try ClusterCommandKey.slot(of: command) == slot else {
+                throw RedisError(.unsupported, "a pipeline whose commands name keys of different slots is not supported on Redis Cluster")
+            }
+        }
+        return slot
+    }
+
+    /// The commands in one round trip; after an `ASK` each is preceded by `ASKING` (it admits only
+    /// the next command).
+    private func send(_ commands: [[String]], on connection: RedisConnection, asking: Bool,
+                      target: RedisNodeAddress) throws(RedisError) -> [RedisReply] {
+        guard asking else { return try connection.pipeline(commands) }
+        let answers = try connection.pipeline(commands.flatMap { [["ASKING"], $0] })
+        var replies: [RedisReply] = []
+        for pair in stride(from: 0, to: answers.count, by: 2) {
+            if case let .error(text) = answers[pair] { throw RedisError(.reply, "ASKING at \(target): \(text)") }
+            replies.append(answers[pair + 1])
+        }
+        return replies
     }
 
     private func connection(to node: RedisNodeAddress, _ budget: inout RetryBudget) throws(RedisError) -> RedisConnection {

@@ -39,6 +39,35 @@ public final class RedisClient: Sendable {
         return try result.get()
     }
 
+    /// Several commands for one key in one round trip (pipelined); the replies in order. Error
+    /// replies come back as `.error`, connection failures throw. All name the same key (or none):
+    /// on Redis Cluster they must go to one node.
+    public func pipeline(_ commands: [[String]]) async throws(RedisError) -> [RedisReply] {
+        guard !commands.isEmpty else { return [] }
+        let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(returning: Result { () throws(RedisError) -> [RedisReply] in
+                    try state.router.runPipeline(commands, deadline: .now + configuration.connectTimeout + configuration.commandTimeout)
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    /// SADD of each batch of members, pipelined; returns how many were new in all.
+    public func setAdd(key: String, batches: [[String]]) async throws(RedisError) -> Int {
+        let replies = try await pipeline(batches.map { ["SADD", key] + $0 })
+        var added = 0
+        for reply in replies {
+            switch reply {
+            case let .integer(value): added += Int(value)
+            case let .error(text): throw RedisError(.reply, "SADD \(key): \(text)")
+            default: throw RedisError(.unexpectedReply, "SADD returned \(reply)")
+            }
+        }
+        return added
+    }
+
     /// One SSCAN step: the next cursor ("0" when done) and the members it returned.
     public func scanSetPage(key: String, cursor: String, count: Int) async throws(RedisError) -> (cursor: String, members: [String]) {
         let reply = try await command(["SSCAN", key, cursor, "COUNT", String(count)])

@@ -55,14 +55,9 @@ final class RedisConnection {
     }
 
     func run(bytes arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
-        var lengths = arguments.map { $0.count }
         // redisCommandArgv copies the arguments before returning, so temporary pointers suffice.
-        let raw: UnsafeMutableRawPointer? = withPointers(to: arguments) { pointers in
-            lengths.withUnsafeMutableBufferPointer { lengthBuffer in
-                pointers.withUnsafeMutableBufferPointer { pointerBuffer in
-                    redisCommandArgv(context, Int32(arguments.count), pointerBuffer.baseAddress, lengthBuffer.baseAddress)
-                }
-            }
+        let raw: UnsafeMutableRawPointer? = withArgv(arguments) { count, pointers, lengths in
+            redisCommandArgv(context, count, pointers, lengths)
         }
         guard let raw else {
             throw RedisError(.connection, Self.errorText(context))
@@ -72,7 +67,45 @@ final class RedisConnection {
         return Self.convert(reply)
     }
 
+    /// Sends every command, then reads every reply, in order: one round trip for the lot instead
+    /// of one per command. Any failure leaves the context unusable (the router then drops it), so
+    /// a caller never reads a reply that belongs to another command.
+    func pipeline(_ commands: [[String]]) throws(RedisError) -> [RedisReply] {
+        if commands.count == 1 { return [try run(commands[0])] }
+        for command in commands {
+            // redisAppendCommandArgv copies the arguments into the output buffer.
+            let status = withArgv(command.map { Array($0.utf8) }) { count, pointers, lengths in
+                redisAppendCommandArgv(context, count, pointers, lengths)
+            }
+            guard status == REDIS_OK else { throw RedisError(.connection, Self.errorText(context)) }
+        }
+        var replies = [RedisReply]()
+        replies.reserveCapacity(commands.count)
+        for _ in commands {
+            var raw: UnsafeMutableRawPointer?
+            guard redisGetReply(context, &raw) == REDIS_OK, let raw else {
+                throw RedisError(.connection, Self.errorText(context))
+            }
+            defer { freeReplyObject(raw) }
+            replies.append(Self.convert(raw.assumingMemoryBound(to: redisReply.self)))
+        }
+        return replies
+    }
+
     var isBroken: Bool { context.pointee.err != 0 }
+
+    /// The argument count, pointers and lengths hiredis' argv functions take, valid during `body`.
+    private func withArgv<Result>(_ arguments: [[UInt8]],
+                                  _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int>?) -> Result) -> Result {
+        var lengths = arguments.map { $0.count }
+        return withPointers(to: arguments) { pointers in
+            lengths.withUnsafeMutableBufferPointer { lengthBuffer in
+                pointers.withUnsafeMutableBufferPointer { pointerBuffer in
+                    body(Int32(arguments.count), pointerBuffer.baseAddress, UnsafePointer(lengthBuffer.baseAddress))
+                }
+            }
+        }
+    }
 
     private func withPointers<Result>(to arguments: [[UInt8]], _ body: (inout [UnsafePointer<CChar>?]) -> Result) -> Result {
         // Flatten into one buffer so a single allocation backs every argument pointer.

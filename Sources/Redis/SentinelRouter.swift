@@ -27,15 +27,34 @@ final class SentinelRouter: CommandRouter {
     }
 
     func run(_ arguments: [String], deadline: ContinuousClock.Instant) throws(RedisError) -> RedisReply {
+        try runPipeline([arguments], deadline: deadline)[0]
+    }
+
+    /// Commands the old master refused (demoted) are sent again to the new one; the others keep
+    /// their replies.
+    func runPipeline(_ commands: [[String]], deadline: ContinuousClock.Instant) throws(RedisError) -> [RedisReply] {
         var budget = RetryBudget(deadline: deadline)
+        var replies = [RedisReply](repeating: .null, count: commands.count)
+        var pending = Array(commands.indices)
         while true {
             let problem: RedisError
             do throws(RedisError) {
                 let (address, connection) = try masterConnection(&budget)
                 connection.setTimeout(budget.bound(configuration.commandTimeout))
-                let reply = try connection.run(arguments)
-                guard case let .error(text) = reply, SentinelReplies.meansMasterChanged(text) else { return reply }
-                problem = RedisError(.connection, "\(address) no longer takes writes (\(text.prefix(60))); asking the sentinels again")
+                let answers = try connection.pipeline(pending.map { commands[$0] })
+                var refused: [Int] = []
+                var refusal = ""
+                for (index, reply) in zip(pending, answers) {
+                    if case let .error(text) = reply, SentinelReplies.meansMasterChanged(text) {
+                        refused.append(index)
+                        refusal = text
+                    } else {
+                        replies[index] = reply
+                    }
+                }
+                guard !refused.isEmpty else { return replies }
+                pending = refused
+                problem = RedisError(.connection, "\(address) no longer takes writes (\(refusal.prefix(60))); asking the sentinels again")
                 master = nil
             } catch where error.code == .connection {
                 problem = error

@@ -13,6 +13,14 @@ final class StandaloneRouter: CommandRouter {
     }
 
     func run(_ arguments: [String], deadline: ContinuousClock.Instant) throws(RedisError) -> RedisReply {
+        try use { connection throws(RedisError) in try connection.run(arguments) }
+    }
+
+    func runPipeline(_ commands: [[String]], deadline: ContinuousClock.Instant) throws(RedisError) -> [RedisReply] {
+        try use { connection throws(RedisError) in try connection.pipeline(commands) }
+    }
+
+    private func use<Result>(_ body: (RedisConnection) throws(RedisError) -> Result) throws(RedisError) -> Result {
         let connection: RedisConnection
         if let existing = self.connection {
             connection = existing
@@ -22,7 +30,7 @@ final class StandaloneRouter: CommandRouter {
             logger.debug("connected to Redis", metadata: [LogKeys.host: "\(configuration.host):\(configuration.port)"])
         }
         do {
-            return try connection.run(arguments)
+            return try body(connection)
         } catch {
             // A hiredis context error leaves the context unusable; the next command reconnects.
             self.connection = nil

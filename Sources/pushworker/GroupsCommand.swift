@@ -1,30 +1,27 @@
 import ArgumentParser
-import Logging
-import APNsCore
-import FCMCore
+import Operations
 import PushCore
 import Redis
-import WebPushCore
 
 struct GroupsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "groups",
         abstract: "Manage device groups: Redis sets <prefix><app>:<group> (applications may also SADD/SREM them directly).",
-        subcommands: [Add.self, Remove.self, List.self])
+        subcommands: [Add.self, Remove.self, List.self, Import.self, Count.self, Delete.self])
 
     struct Target: ParsableArguments {
-        @OptionGroup var connection: ConnectionOptions
-        @Option(help: "Redis key prefix of group sets. [env PUSHWORKER_GROUP_KEY_PREFIX]")
-        var groupKeyPrefix: String = Env["group-key-prefix"] ?? "group:"
-        @Argument(help: "The app (the job's \"app\").") var app: String
-        @Argument(help: "The group name.") var group: String
+        @OptionGroup var address: GroupAddress
         @Option(help: "The app's platform, which says what a device is: apns (a hex token), fcm (a registration token) or webpush (a subscription's JSON or compact form <endpoint>#p256dh=…&auth=…).")
         var platform: String = "apns"
 
-        var key: String { "\(groupKeyPrefix)\(app):\(group)" }
+        var key: String { address.key }
 
-        func client() throws -> RedisClient {
-            RedisClient(configuration: try connection.redisConfiguration(), logger: Logger(label: "pushworker.groups"))
+        func client() throws -> RedisClient { try address.client() }
+
+        func validate() throws { _ = try rules }
+
+        var rules: any PlatformJobRules {
+            get throws { do { return try DevicePlatform(option: platform).rules } catch { throw ValidationError(error.description) } }
         }
     }
 
@@ -34,7 +31,7 @@ struct GroupsCommand: AsyncParsableCommand {
         @Argument(help: "Devices (APNs: hex or 44-character Base64 tokens; Web Push: subscriptions), stored as given: events name them that way.") var tokens: [String]
 
         func run() async throws {
-            let valid = try GroupsCommand.validate(tokens, platform: target.platform).map(\.given)
+            let valid = try GroupsCommand.validate(tokens, target: target).map(\.given)
             let added = try await target.client().setAdd(key: target.key, members: valid)
             print("\(added) added, \(valid.count - added) already in \(target.key)")
         }
@@ -47,7 +44,7 @@ struct GroupsCommand: AsyncParsableCommand {
 
         func run() async throws {
             var seen = Set<String>()
-            let devices = try GroupsCommand.validate(tokens, platform: target.platform)
+            let devices = try GroupsCommand.validate(tokens, target: target)
             // An APNs token's identity is another spelling of it; a subscription's is its endpoint, no member.
             let spellings = devices.flatMap { target.platform == "apns" ? [$0.given, $0.identity] : [$0.given] }
                 .filter { seen.insert($0).inserted }
@@ -72,14 +69,8 @@ struct GroupsCommand: AsyncParsableCommand {
         }
     }
 
-    static func validate(_ tokens: [String], platform: String) throws -> [DeviceToken] {
-        let rules: any PlatformJobRules
-        switch platform {
-        case "apns": rules = APNsJobRules()
-        case "webpush": rules = WebPushJobRules()
-        case "fcm": rules = FCMJobRules()
-        default: throw ValidationError("--platform must be apns, fcm or webpush, got \"\(platform)\"")
-        }
+    static func validate(_ tokens: [String], target: Target) throws -> [DeviceToken] {
+        let rules = try target.rules
         guard !tokens.isEmpty else { throw ValidationError("give at least one device") }
         return try tokens.enumerated().map { index, text in
             do { return try rules.device(from: .string(text)) } catch {

@@ -32,6 +32,7 @@ struct PublishRequest: Sendable {
 enum AdminRequest: Sendable {
     case declare([AMQPDeclaration])
     case get(queue: String)
+    case held(HeldRequest)
     case messageCount(queue: String)
     case consumerCount(queue: String)
     case purge(queue: String)
@@ -42,5 +43,13 @@ enum AdminRequest: Sendable {
 enum AdminResult: Sendable {
     case done
     case delivery(AMQPDelivery?)
+    case held(AMQPHeldMessage?)
     case count(Int)
+}
+
+/// basic.get without ack, its ack, and giving back what is held (`AMQPClient+Held`).
+enum HeldRequest: Sendable {
+    case hold(queue: String)
+    case ack(AMQPHeldMessage)
+    case release
 }

@@ -183,6 +183,7 @@ extension ConnectionLoop {
         // A failed admin RPC closes only this channel; reopen it on demand.
         if !connection.openChannels.contains(Self.adminChannel) {
             try connection.openChannel(Self.adminChannel)
+            adminChannelOpenings += 1
         }
     }
 
@@ -218,6 +219,8 @@ extension ConnectionLoop {
                 try ensureAdminChannel(connection)
                 try connection.deleteExchange(channel: Self.adminChannel, exchange: exchange)
                 return .success(.done)
+            case .held(let request):
+                return .success(try held(request, on: connection))
             }
         } catch {
             return .failure(error)

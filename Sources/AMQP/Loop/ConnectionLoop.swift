@@ -60,6 +60,9 @@ final class ConnectionLoop {
     var consumers = ConsumerTable()
     /// Admin requests that arrived while a basic.cancel was in flight, in order.
     var adminAfterCancel: [ClientCommand] = []
+    /// Counts reopenings of the admin channel: a held message's tag is valid only on the opening
+    /// that took it (`AMQPHeldMessage`).
+    var adminChannelOpenings: UInt64 = 0
     var policy: ConnectionPolicy
     var backoff: Backoff
     var reconnectAt = ContinuousClock.now

@@ -114,8 +114,9 @@ extension AMQPConnection {
         try check(amqp_get_rpc_reply(state), channel: channel, "exchange.delete '\(exchange)'")
     }
 
-    /// basic.get with auto-ack; nil when the queue is empty.
-    func get(channel: UInt16, queue: String, generation: UInt64) throws(AMQPError) -> AMQPDelivery? {
+    /// basic.get; nil when the queue is empty. With `autoAck` false the broker keeps the message
+    /// until it is acked on this channel, or puts it back in place when the channel closes.
+    func get(channel: UInt16, queue: String, generation: UInt64, autoAck: Bool = true) throws(AMQPError) -> AMQPDelivery? {
         try flushFrames()
         let queueBytes: amqp_bytes_t
         do {
@@ -124,7 +125,7 @@ extension AMQPConnection {
             recycleScratch()
             throw error
         }
-        let reply = amqp_basic_get(state, channel, queueBytes, 1)
+        let reply = amqp_basic_get(state, channel, queueBytes, autoAck ? 1 : 0)
         recycleScratch()
         try check(reply, channel: channel, "basic.get '\(queue)'")
         guard reply.reply.id == AMQP_BASIC_GET_OK_METHOD, let decoded = reply.reply.decoded else { return nil }
@@ -138,5 +139,15 @@ extension AMQPConnection {
         return AMQPDelivery(
             tag: AMQPDeliveryTag(connectionGeneration: generation, value: tag), body: content.body, properties: content.properties,
             exchange: exchange, routingKey: routingKey, redelivered: redelivered)
+    }
+
+    /// channel.close from our side, waited for: the broker gives back every message this channel
+    /// took with basic.get and did not ack, each to its place in its queue.
+    func closeChannel(_ channel: UInt16) throws(AMQPError) {
+        try flushFrames()
+        _ = amqp_channel_close(state, channel, AMQP_REPLY_SUCCESS)
+        // Closed either way: a server exception here is the broker closing it first.
+        openChannels.remove(channel)
+        try check(amqp_get_rpc_reply(state), channel: channel, "channel.close \(channel)")
     }
 }
