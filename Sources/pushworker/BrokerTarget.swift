@@ -43,7 +43,7 @@ struct BrokerTarget: ParsableArguments {
             throw ValidationError("--log-level: unknown level \"\(level)\" (trace, debug, info, notice, warning, error, critical)")
         }
         let client = AMQPClient(configuration: configuration, topology: [],
-                                logger: LoggingOptions.makeLogger(label: connectionName, level: parsed))
+                                logger: LoggingOptions.makeLogger(label: connectionName, level: parsed, format: .text))
         client.start()
         do {
             try await client.waitUntilConnected(timeout: .seconds(10))
