@@ -42,6 +42,12 @@ final class ResultPublisher: Sendable {
     /// Tries that failed for want of a connection: run as soon as it is back, not after their
     /// backoff (a broker restart otherwise kept consumption paused ~8 s after it returned).
     private let waitingForConnection = NIOLockedValueBox<[@Sendable () -> Void]>([])
+    /// Publish-channel renewals after repeated nacks: at most one per `renewalInterval` for all
+    /// jobs, since each fails what is in flight on the old channel.
+    private let channelRenewals = ChannelRenewals(interval: ResultPublisher.renewalInterval)
+    static let renewalInterval: Duration = .seconds(5)
+    /// A job's results nacked this many tries in a row renew the publish channel.
+    static let nacksBeforeRenewal = 3
 
     init(amqp: AMQPClient, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
         self.amqp = amqp
@@ -121,10 +127,12 @@ final class ResultPublisher: Sendable {
         if status.snapshot.amqpConnected { connectionRestored(after: .milliseconds(200)) }
     }
 
-    fileprivate func scheduleRetry(after delay: Duration, redeclare: Bool, _ retry: @escaping @Sendable () -> Void) -> Bool {
-        delayed.schedule(after: delay) { [amqp, topology] in
+    fileprivate func scheduleRetry(after delay: Duration, redeclare: Bool, renewChannel: Bool,
+                                   _ retry: @escaping @Sendable () -> Void) -> Bool {
+        delayed.schedule(after: delay) { [self] in
             // A deleted exchange or delay queue is declared again before the messages go back to it.
             if redeclare { try? await amqp.declare(topology) }
+            if renewChannel, channelRenewals.mayRenew(now: .now) { try? await amqp.renewPublishChannel() }
             retry()
         }
     }
@@ -261,7 +269,8 @@ private final class Round: Sendable {
             if failures.allSatisfy({ $0.1.code == .connectionLost || $0.1.code == .connectFailed }) {
                 publisher.retryWhenConnected { [self] in retryNow() }
             }
-            let scheduled = publisher.scheduleRetry(after: delay, redeclare: redeclare) { [self] in retryNow() }
+            let renewChannel = tries >= ResultPublisher.nacksBeforeRenewal && failures.contains { $0.1.code == .nacked }
+            let scheduled = publisher.scheduleRetry(after: delay, redeclare: redeclare, renewChannel: renewChannel) { [self] in retryNow() }
             if !scheduled {
                 logger.warning("shutting down with unpublished results: the job stays unacked and is redelivered")
                 publisher.recovered()

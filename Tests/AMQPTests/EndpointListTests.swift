@@ -115,3 +115,20 @@ import Testing
         }
     }
 }
+
+/// Against the real RabbitMQ: a renewed publish channel confirms publishes again.
+@Suite struct PublishChannelRenewalBrokerTests {
+    @Test func publishesAreConfirmedOnTheRenewedChannel() async throws {
+        let queue = Broker.uniqueName("renewal")
+        let client = try await Broker.connectedClient(topology: [.queue(name: queue)])
+        try await client.publish(exchange: "", routingKey: queue, body: [1], properties: AMQPProperties(), mandatory: true)
+        try await client.renewPublishChannel()
+        try await client.publish(exchange: "", routingKey: queue, body: [2], properties: AMQPProperties(), mandatory: true)
+        try await client.renewPublishChannel()
+        try await client.publish(exchange: "", routingKey: queue, body: [3], properties: AMQPProperties(), mandatory: true)
+        #expect(try await client.messageCount(queue: queue) == 3)
+        #expect(client.isConnected)
+        try await client.deleteQueue(queue)
+        await client.shutdown()
+    }
+}

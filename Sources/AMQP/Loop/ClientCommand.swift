@@ -38,6 +38,9 @@ enum AdminRequest: Sendable {
     case purge(queue: String)
     case deleteQueue(queue: String)
     case deleteExchange(exchange: String)
+    /// Closes the publish channel and opens a fresh one (confirms on): its publishes in flight fail
+    /// (their callers publish them again).
+    case renewPublishChannel
 }
 
 enum AdminResult: Sendable {

@@ -221,6 +221,13 @@ extension ConnectionLoop {
                 return .success(.done)
             case .held(let request):
                 return .success(try held(request, on: connection))
+            case .renewPublishChannel:
+                logger.warning("AMQP publish channel renewed after repeated nacks")
+                complete(policy.publishChannelClosed(AMQPError(code: .connectionLost, message: "the publish channel was renewed before the broker confirmed")))
+                try connection.closeChannel(Self.publishChannel)
+                try connection.openChannel(Self.publishChannel)
+                try connection.confirmSelect(Self.publishChannel)
+                return .success(.done)
             }
         } catch {
             return .failure(error)
