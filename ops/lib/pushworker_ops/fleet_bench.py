@@ -658,3 +658,15 @@ def copy_binary(binary, tmp):
     target = os.path.join(tmp, "pushworker")
     shutil.copy2(binary, target)
     return target
+
+
+def binary_identity(source, copy):
+    """Where the binary came from, and the copy's size, modification time and SHA-256 (which build ran)."""
+    import hashlib
+    digest = hashlib.sha256()
+    with open(copy, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    stat = os.stat(copy)
+    return {"source": source, "bytes": stat.st_size, "mtime": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stat.st_mtime)),
+            "sha256": digest.hexdigest()}
