@@ -18,13 +18,15 @@ struct MemoryBoundTests {
             configuration.tunesPrefetch = false
             configuration.prefetch = 40
             configuration.maxBytesInFlight = 1 << 20
-            try fixture.startWorker(configuration)
-            let worker = try #require(fixture.worker)
             let pad = String(repeating: "a", count: 100 * 1024)
             let jobs = 30
+            // All in the queue before the worker starts: its prefetch then offers all 30 at once,
+            // whatever the machine's speed, so the cap is met for sure (not by a publishing race).
             for index in 0..<jobs {
                 try await fixture.publish(#"{"id":"big-\#(index)","tokens":["\#(PipelineFixture.token(5000 + index))"],"payload":{"aps":{"alert":"x"}},"x-pad":"\#(pad)"}"#)
             }
+            try fixture.startWorker(configuration)
+            let worker = try #require(fixture.worker)
             let events = try await fixture.events(timeout: .seconds(60)) { events in
                 events.filter { $0.routingKey == "job.completed" }.count >= jobs
             }
