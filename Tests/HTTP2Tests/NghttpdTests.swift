@@ -175,7 +175,9 @@ extension IntegrationSuite {
             configuration.idleConnectionTimeout = .milliseconds(300)
             try await withClient(configuration) { client in
                 #expect(try await client.send(HTTP2Request(path: "/hello.txt")).status == 200)
-                #expect(client.statistics.openConnections == 1)
+                // Counted, not sampled: on a loaded machine the 300 ms idle limit may already have
+                // closed the connection by the time a sample of openConnections is taken.
+                #expect(client.statistics.connectionsOpened == 1)
                 try await waitUntil { client.statistics.openConnections == 0 }
                 // The next request simply opens a new connection.
                 #expect(try await client.send(HTTP2Request(path: "/hello.txt")).status == 200)
