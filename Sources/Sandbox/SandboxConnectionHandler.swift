@@ -146,7 +146,10 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         if error is NIOHTTP2Errors.MaxStreamsViolation {
             self.recorder.noteStreamLimitViolation()
         }
-        self.settings.logger.debug("sandbox: connection error", metadata: ["connection": "\(self.id)", "error": "\(error)"])
+        // A guard of the HTTP/2 stack tripping (e.g. too many RST_STREAMs: a GOAWAY with last stream 0,
+        // so the client retries every open stream) explains duplicates in a test; a peer going away does not.
+        let level: Logger.Level = error is any NIOHTTP2Error ? .warning : .debug
+        self.settings.logger.log(level: level, "sandbox: connection error", metadata: ["connection": "\(self.id)", "error": "\(error)"])
     }
 
     /// A complete request.
