@@ -29,6 +29,8 @@ struct JobIntake: Sendable {
     /// The job checked, or a 400 naming the field and the problem (403 for an app the key may not use).
     func check(_ body: [UInt8], key: APIKeyring.Key?) throws(GatewayAnswer) -> Accepted {
         let apps = self.apps
+        // Set when the key may not use the job's app: that answer is a 403, not a 400.
+        var forbidden = false
         do throws(JobRejection) {
             let job = try parser.parse(body, messageID: nil, now: Int(Date().timeIntervalSince1970),
                                        makeID: { UUID().uuidString.lowercased() }) { (app: String) throws(JobRejection) in
@@ -36,13 +38,14 @@ struct JobIntake: Sendable {
                     throw JobRejection(field: "app", "unknown app \"\(app)\" (this gateway knows: \(apps.keys.sorted().joined(separator: ", ")))")
                 }
                 if let key, !key.allows(app: app) {
-                    throw JobRejection(field: "app", "FORBIDDEN")
+                    forbidden = true
+                    throw JobRejection(field: "app", "this API key may not send to app \"\(app)\"")
                 }
                 return Self.rules(for: platform)
             }
             return Accepted(id: job.id, app: job.app, devices: job.tokens.count, groups: job.groups.count)
         } catch {
-            if error.field == "app", error.problem == "FORBIDDEN", let key {
+            if forbidden, let key {
                 throw GatewayAnswer.error(403, "API key \(key.name) may not send to this app", field: "app")
             }
             throw GatewayAnswer.error(400, error.problem, field: error.field)

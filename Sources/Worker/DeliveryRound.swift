@@ -25,23 +25,18 @@ enum DeliveryRound {
     private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]?,
                                 with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
                                 latency: LatencyRecorder, roundTrip: Timer?, completion: @escaping @Sendable ([PushResult]) -> Void) {
-        func send(_ index: Int, completion: @escaping @Sendable (PushResult) -> Void) {
-            let requestID = ids.id(at: positions?[index] ?? index)
-            guard let roundTrip else { return transport.send(job, to: devices[index], requestID: requestID, completion: completion) }
-            let sentAt = ContinuousClock.now
-            transport.send(job, to: devices[index], requestID: requestID) { result in
-                roundTrip.recordNanoseconds(LatencyRecorder.nanoseconds(ContinuousClock.now - sentAt))
-                completion(result)
-            }
-        }
+        // One clock read for the whole round: its devices are handed to the transport together.
+        let sentAt = ContinuousClock.now
+        // Each device's answer runs one closure that does everything (timings included): a wrapper
+        // per device for the round-trip timer cost an allocation and a clock read more per device.
         switch devices.count {
         case 0:
             budget.release(0, bulk: job.bulk)
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
-            send(0) { result in
-                latency.record(since: deliveredAt)
+            transport.send(job, to: devices[0], requestID: ids.id(at: positions?[0] ?? 0)) { result in
+                latency.recordAnswer(deliveredAt: deliveredAt, sentAt: sentAt, roundTrip: roundTrip)
                 budget.release(1, bulk: job.bulk)
                 completion([result])
             }
@@ -53,8 +48,8 @@ enum DeliveryRound {
                 completion(results)
             }
             for index in devices.indices {
-                send(index) { result in
-                    latency.record(since: deliveredAt)
+                transport.send(job, to: devices[index], requestID: ids.id(at: positions?[index] ?? index)) { result in
+                    latency.recordAnswer(deliveredAt: deliveredAt, sentAt: sentAt, roundTrip: roundTrip)
                     collector.record(result, at: index)
                 }
             }

@@ -20,8 +20,12 @@ public final class LatencyRecorder: Sendable {
         self.timer = timer
     }
 
-    func record(since start: ContinuousClock.Instant) {
-        let nanoseconds = Self.nanoseconds(ContinuousClock.now - start)
+    /// A device's answer: delivery → now here, and hand-over to the transport → now in `roundTrip`
+    /// (one clock read for both).
+    func recordAnswer(deliveredAt: ContinuousClock.Instant, sentAt: ContinuousClock.Instant, roundTrip: Timer?) {
+        let now = ContinuousClock.now
+        roundTrip?.recordNanoseconds(Self.nanoseconds(now - sentAt))
+        let nanoseconds = Self.nanoseconds(now - deliveredAt)
         timer?.recordNanoseconds(nanoseconds)
         histogram.withLockedValue { _ = $0.record(min(UInt64(nanoseconds / 1000), 3_600_000_000)) }
     }
