@@ -182,8 +182,10 @@ extension NoStormTests {
             #expect(worker.status.snapshot.rejected == 0)
             #expect(fixture.sandbox.received().isEmpty)
 
-            _ = try await fixture.redis.command(["DEL", key])
-            try await fixture.addToGroup("typo", [PipelineFixture.token(2050)])
+            // One atomic step (RENAME over the string): after a DEL and before a SADD, a retry would
+            // find no group and complete the job with nothing sent.
+            _ = try await fixture.redis.setAdd(key: "\(key).fixed", members: [PipelineFixture.token(2050)])
+            _ = try await fixture.redis.command(["RENAME", "\(key).fixed", key])
             let events = try await fixture.events(timeout: .seconds(30)) { $0.contains { $0.string("job_id") == "wrongtype" && $0.routingKey == "job.completed" } }
             #expect(!events.contains { $0.routingKey == "job.rejected" })
             #expect(fixture.sandbox.received().map(\.token) == [PipelineFixture.token(2050)])
