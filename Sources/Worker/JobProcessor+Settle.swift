@@ -74,7 +74,7 @@ extension JobProcessor {
             // Not published only when shutting down: left unacked, the job is redelivered.
             guard published else { return done(false) }
             amqp.ack(delivery.tag)
-            status.metrics.eventConfirm.recordNanoseconds(LatencyRecorder.nanoseconds(ContinuousClock.now - publishing))
+            status.metrics.eventConfirm.record(seconds: ContinuousClock.now - publishing)
             if eventCount > 0 { status.metrics.eventsPublished.increment(by: eventCount) }
             appMetrics?.record(counts)
             status.recordJob(counts)

@@ -14,28 +14,22 @@ public final class LatencyRecorder: Sendable {
 
     private let histogram = NIOLockedValueBox(Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three))
     /// The same durations for the metrics (`pushworker_delivery_to_answer_seconds`).
-    private let timer: Timer?
+    private let timer: Recorder?
 
-    init(timer: Timer? = nil) {
+    init(timer: Recorder? = nil) {
         self.timer = timer
     }
 
     /// A device's answer: delivery → now here, and hand-over to the transport → now in `roundTrip`
     /// (one clock read for both).
-    func recordAnswer(deliveredAt: ContinuousClock.Instant, sentAt: ContinuousClock.Instant, roundTrip: Timer?) {
+    func recordAnswer(deliveredAt: ContinuousClock.Instant, sentAt: ContinuousClock.Instant, roundTrip: Recorder?) {
         let now = ContinuousClock.now
-        roundTrip?.recordNanoseconds(Self.nanoseconds(now - sentAt))
-        let nanoseconds = Self.nanoseconds(now - deliveredAt)
-        timer?.recordNanoseconds(nanoseconds)
-        histogram.withLockedValue { _ = $0.record(min(UInt64(nanoseconds / 1000), 3_600_000_000)) }
-    }
-
-    /// Never negative; saturates instead of trapping on a duration beyond Int64 nanoseconds (292 years).
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        roundTrip?.record(seconds: now - sentAt)
+        let (seconds, attoseconds) = (now - deliveredAt).components
+        timer?.record(Double(seconds) + Double(attoseconds) * 1e-18)
+        // Negative only if the clock went back (it cannot); an hour caps it as the histogram does.
+        let microseconds = seconds < 0 ? 0 : seconds >= 3600 ? 3_600_000_000 : UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000)
+        histogram.withLockedValue { _ = $0.record(microseconds) }
     }
 
     public var summary: Summary {
@@ -45,5 +39,13 @@ public final class LatencyRecorder: Sendable {
                     p99Microseconds: histogram.valueAtPercentile(99),
                     maxMicroseconds: histogram.max)
         }
+    }
+}
+
+extension Recorder {
+    /// A duration as seconds, the unit of the worker's latency histograms.
+    func record(seconds duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        record(Double(seconds) + Double(attoseconds) * 1e-18)
     }
 }
