@@ -11,7 +11,7 @@ final class AppMetrics: Sendable {
     let platform: String
     private let sent, failed, invalid, retried: Counter
     /// Request sent → the platform's answer, per device.
-    let roundTrip: Recorder
+    let roundTrip: any RecorderHandler
     private let connections, streamCapacity, streamsInFlight: Gauge
     private let goAways: Counter
     private let tokenRefreshes: Counter
@@ -35,7 +35,7 @@ final class AppMetrics: Sendable {
         failed = outcome("failed")
         invalid = outcome("invalid")
         retried = outcome("retried")
-        roundTrip = Recorder(label: "pushworker_platform_round_trip_seconds", dimensions: [("app", app)], aggregate: true, factory: factory)
+        roundTrip = factory.makeRecorder(label: "pushworker_platform_round_trip_seconds", dimensions: [("app", app)], aggregate: true)
         connections = Gauge(label: "pushworker_http2_connections", dimensions: [("app", app)], factory: factory)
         streamCapacity = Gauge(label: "pushworker_http2_stream_capacity", dimensions: [("app", app)], factory: factory)
         streamsInFlight = Gauge(label: "pushworker_http2_streams_in_flight", dimensions: [("app", app)], factory: factory)

@@ -13,7 +13,7 @@ enum DeliveryRound {
     /// answer is in (`completion` then runs).
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
                      with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder, roundTrip: Recorder? = nil, completion: @escaping @Sendable ([PushResult]) -> Void) {
+                     latency: LatencyRecorder, roundTrip: (any RecorderHandler)? = nil, completion: @escaping @Sendable ([PushResult]) -> Void) {
         budget.acquire(devices.count, bulk: job.bulk) {
             sendNow(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt,
                     latency: latency, roundTrip: roundTrip, completion: completion)
@@ -24,7 +24,7 @@ enum DeliveryRound {
     /// start a waiting round).
     private static func sendNow(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]?,
                                 with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                                latency: LatencyRecorder, roundTrip: Recorder?, completion: @escaping @Sendable ([PushResult]) -> Void) {
+                                latency: LatencyRecorder, roundTrip: (any RecorderHandler)?, completion: @escaping @Sendable ([PushResult]) -> Void) {
         // One clock read for the whole round: its devices are handed to the transport together.
         let sentAt = ContinuousClock.now
         // Each device's answer runs one closure that does everything (timings included): a wrapper
@@ -58,7 +58,7 @@ enum DeliveryRound {
 
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
                      with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
-                     latency: LatencyRecorder, roundTrip: Recorder? = nil) async -> [PushResult] {
+                     latency: LatencyRecorder, roundTrip: (any RecorderHandler)? = nil) async -> [PushResult] {
         await withCheckedContinuation { continuation in
             send(job, to: devices, ids: ids, positions: positions, with: transport, budget: budget, deliveredAt: deliveredAt,
                  latency: latency, roundTrip: roundTrip) {

@@ -13,9 +13,9 @@ public final class WorkerMetrics: Sendable {
     let jobsConsumed, jobsAcked, jobsRejected, jobsHandedBack, jobsDeferred, chunkJobsPublished: Counter
     let eventsPublished, amqpReconnects: Counter
     /// A job's delivery → each device's answer.
-    let deliveryToAnswer: Recorder
+    let deliveryToAnswer: any RecorderHandler
     /// A batch of events (and retry or held jobs) written → the broker's confirm of all of them.
-    let eventConfirm: Recorder
+    let eventConfirm: any RecorderHandler
     private let devicesInFlight, prefetch, amqpConnected, redisHealthy: Gauge
     private let paused: [ConsumptionState.PauseCause: Gauge]
     private let pauses: [ConsumptionState.PauseCause: Counter]
@@ -34,8 +34,8 @@ public final class WorkerMetrics: Sendable {
         chunkJobsPublished = counter("pushworker_chunk_jobs_published_total")
         eventsPublished = counter("pushworker_events_published_total")
         amqpReconnects = counter("pushworker_amqp_reconnects_total")
-        deliveryToAnswer = Recorder(label: "pushworker_delivery_to_answer_seconds", dimensions: [], aggregate: true, factory: factory)
-        eventConfirm = Recorder(label: "pushworker_event_confirm_seconds", dimensions: [], aggregate: true, factory: factory)
+        deliveryToAnswer = factory.makeRecorder(label: "pushworker_delivery_to_answer_seconds", dimensions: [], aggregate: true)
+        eventConfirm = factory.makeRecorder(label: "pushworker_event_confirm_seconds", dimensions: [], aggregate: true)
         devicesInFlight = gauge("pushworker_devices_in_flight")
         prefetch = gauge("pushworker_prefetch")
         amqpConnected = gauge("pushworker_amqp_connected")
