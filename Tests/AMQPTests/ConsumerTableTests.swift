@@ -187,4 +187,39 @@ import Testing
         #expect(toStart == ["pushworker.1", "pushworker.3"])
         #expect(table.consumeRefused() == nil, "nothing is unanswered on a new channel")
     }
+
+    /// Every basic.consume goes out under a fresh wire tag, so a retune never starts a consumer
+    /// under the tag of the one it cancelled (RabbitMQ 3.10.8's quorum queues crash the channel on
+    /// that). Control frames match only the tag running now; deliveries of an earlier consume still
+    /// reach the queue's handler.
+    @Test func eachConsumeGoesOutUnderAFreshWireTag() {
+        var table = ConsumerTable()
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        let first = table.starting("pushworker.1")
+        #expect(first == "pushworker.1.1")
+        #expect(table.tag(forWireTag: "pushworker.1.1") == "pushworker.1")
+        _ = table.started("pushworker.1")
+        _ = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        let startAgain = table.cancelConfirmed("pushworker.1")
+        #expect(startAgain)
+        let second = table.starting("pushworker.1")
+        #expect(second == "pushworker.1.2")
+        #expect(table.tag(forWireTag: "pushworker.1.1") == nil, "a stale cancel-ok or consume-ok matches nothing")
+        #expect(table.tag(forWireTag: "pushworker.1.2") == "pushworker.1")
+        #expect(table.deliveryConsumer(wireTag: "pushworker.1.1")?.queue == "q", "a delivery sent before the cancel-ok")
+        #expect(table.deliveryConsumer(wireTag: "pushworker.1.2")?.queue == "q")
+        #expect(table.deliveryConsumer(wireTag: "pushworker.1.3") == nil, "never sent")
+        #expect(table.deliveryConsumer(wireTag: "pushworker.1") == nil)
+        #expect(table.deliveryConsumer(wireTag: "amq.ctag-x") == nil)
+        _ = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1, handler: Self.handler)
+        let other = table.starting("pushworker.2")
+        #expect(other == "pushworker.2.3", "numbered across the connection's consumers")
+        #expect(table.deliveryConsumer(wireTag: "pushworker.2.3")?.queue == "other")
+        // A new connection starts them under new tags again.
+        let toStart = table.connectionEnded()
+        #expect(toStart == ["pushworker.1", "pushworker.2"])
+        #expect(table.tag(forWireTag: "pushworker.1.2") == nil)
+        let restarted = table.starting("pushworker.1")
+        #expect(restarted == "pushworker.1.4")
+    }
 }

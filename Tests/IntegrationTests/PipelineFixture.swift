@@ -111,7 +111,21 @@ final class PipelineFixture: @unchecked Sendable {
         } else {
             try await control.declare([.queue(name: jobQueue)])
         }
-        try await control.publish(exchange: "", routingKey: jobQueue, body: Array(json.utf8), properties: properties)
+        // A nack means "not stored, publish again", as any confirming publisher does: a quorum queue
+        // whose Raft group has just formed on a busy broker nacks its first publishes now and then.
+        var attempt = 1
+        while true {
+            let result: Result<Void, AMQPError>
+            do {
+                try await control.publish(exchange: "", routingKey: jobQueue, body: Array(json.utf8), properties: properties)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            guard case .failure(let error) = result, error.code == .nacked, attempt < 5 else { return try result.get() }
+            try await Task.sleep(for: .milliseconds(100 * attempt))
+            attempt += 1
+        }
     }
 
     /// Collects events until `done` says enough, or fails after `timeout`.

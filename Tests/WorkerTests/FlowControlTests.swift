@@ -119,35 +119,74 @@ struct FlowControlTests {
 
     @Test func thePrefetchFollowsTheJobsSize() {
         // One-device jobs of ~300 bytes: twice the budget, so the pipe stays full while acks travel.
-        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 300, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 8000)
+        #expect(PrefetchTuning.prefetch(meanDevices: 1, meanBytes: 300, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 8000)
         // However large the budget, basic.qos counts in 16 bits.
-        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 100, maxInFlight: 100_000, maxBytesInFlight: 1 << 40) == 65535)
+        #expect(PrefetchTuning.prefetch(meanDevices: 1, meanBytes: 100, maxInFlight: 100_000, maxBytesInFlight: 1 << 40) == 65535)
         // 1,000-device chunk jobs: twice the budget's worth of devices, no more.
-        #expect(PrefetchTuner.prefetch(meanDevices: 1000, meanBytes: 70_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 10)
+        #expect(PrefetchTuning.prefetch(meanDevices: 1000, meanBytes: 70_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 10)
         // 100-device jobs: 80.
-        #expect(PrefetchTuner.prefetch(meanDevices: 100, meanBytes: 7_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 80)
+        #expect(PrefetchTuning.prefetch(meanDevices: 100, meanBytes: 7_000, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 80)
         // Big bodies with few devices: the bytes decide (64 MiB / 2 / 1 MiB = 32).
-        #expect(PrefetchTuner.prefetch(meanDevices: 1, meanBytes: 1_048_576, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 32)
+        #expect(PrefetchTuning.prefetch(meanDevices: 1, meanBytes: 1_048_576, maxInFlight: 4000, maxBytesInFlight: 64 << 20) == 32)
     }
 
-    @Test func theTunerChangesThePrefetchOnlyByTwofoldStepsAfterAWindow() {
-        let tuner = PrefetchTuner(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
-        for _ in 1..<PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 300) == nil) }
-        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 8000)
-        for _ in 1...PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 400) == nil, "8000 again: no change") }
+    /// Feeds `count` jobs of one size at `now`; returns the last prefetch the tuning asked for.
+    private static func feed(_ tuning: inout PrefetchTuning, _ count: Int, devices: Int, bodyBytes: Int,
+                             at now: ContinuousClock.Instant) -> UInt16? {
         var changed: UInt16?
-        for _ in 1...PrefetchTuner.window { changed = tuner.observe(devices: 1000, bodyBytes: 70_000) ?? changed }
-        #expect(changed == 10)
+        for _ in 0..<count { changed = tuning.observe(devices: devices, bodyBytes: bodyBytes, now: now) ?? changed }
+        return changed
+    }
+
+    @Test func theTuningChangesThePrefetchOnlyByTwofoldStepsAfterAWindow() {
+        let start = ContinuousClock.now
+        var tuning = PrefetchTuning(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        for _ in 1..<PrefetchTuning.window { #expect(tuning.observe(devices: 1, bodyBytes: 300, now: start) == nil) }
+        #expect(tuning.observe(devices: 1, bodyBytes: 300, now: start) == 8000, "the first change comes at once")
+        #expect(Self.feed(&tuning, PrefetchTuning.window, devices: 1, bodyBytes: 400, at: start + .seconds(60)) == nil,
+                "8000 again: no change")
+        #expect(Self.feed(&tuning, PrefetchTuning.window, devices: 1000, bodyBytes: 70_000, at: start + .seconds(60)) == 10)
     }
 
     @Test func largeJobsShrinkThePrefetchBeforeTheWindowIsFull() {
-        let tuner = PrefetchTuner(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        let start = ContinuousClock.now
+        var tuning = PrefetchTuning(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
         // 1,000-device chunk jobs: after 8 of them the jobs seen name twice the budget.
-        for _ in 1..<8 { #expect(tuner.observe(devices: 1000, bodyBytes: 70_000) == nil) }
-        #expect(tuner.observe(devices: 1000, bodyBytes: 70_000) == 10)
-        // One-device jobs still wait for a whole window.
-        for _ in 1..<PrefetchTuner.window { #expect(tuner.observe(devices: 1, bodyBytes: 300) == nil) }
-        #expect(tuner.observe(devices: 1, bodyBytes: 300) == 8000)
+        for _ in 1..<8 { #expect(tuning.observe(devices: 1000, bodyBytes: 70_000, now: start) == nil) }
+        #expect(tuning.observe(devices: 1000, bodyBytes: 70_000, now: start) == 10)
+        // One-device jobs still wait for a whole window (and the rise for its dwell).
+        let later = start + PrefetchTuning.riseDwell
+        for _ in 1..<PrefetchTuning.window { #expect(tuning.observe(devices: 1, bodyBytes: 300, now: later) == nil) }
+        #expect(tuning.observe(devices: 1, bodyBytes: 300, now: later) == 8000)
+    }
+
+    /// The mix that made a cluster's channels crash: one-device jobs and a big group's chunk jobs
+    /// in turns swung the prefetch 8000 → 481 → 8000 every few windows. Rises now wait 30 s after
+    /// any change and falls 5 s: over a minute of alternating windows, at most four changes.
+    @Test func alternatingJobSizesChangeThePrefetchAFewTimesAMinuteAtMost() {
+        let start = ContinuousClock.now
+        var tuning = PrefetchTuning(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        var changes: [(Duration, UInt16)] = []
+        for step in 0..<600 {
+            let at = start + .milliseconds(100 * step)
+            let small = step % 2 == 0
+            if let prefetch = Self.feed(&tuning, small ? PrefetchTuning.window : 8, devices: small ? 1 : 1000,
+                                        bodyBytes: small ? 300 : 70_000, at: at) {
+                changes.append((at - start, prefetch))
+            }
+        }
+        #expect(changes.count <= 5, "\(changes)")
+        for (earlier, later) in zip(changes, changes.dropFirst()) where later.1 > earlier.1 {
+            #expect(later.0 - earlier.0 >= PrefetchTuning.riseDwell, "a rise within 30 s of a change: \(changes)")
+        }
+        for (earlier, later) in zip(changes, changes.dropFirst()) {
+            #expect(later.0 - earlier.0 >= PrefetchTuning.fallDwell, "two changes within 5 s: \(changes)")
+        }
+        // A fall is not held back for the rise's dwell: memory first.
+        var falling = PrefetchTuning(initial: 100, maxInFlight: 4000, maxBytesInFlight: 64 << 20)
+        #expect(Self.feed(&falling, PrefetchTuning.window, devices: 1, bodyBytes: 300, at: start) == 8000)
+        #expect(Self.feed(&falling, 8, devices: 1000, bodyBytes: 70_000, at: start + .seconds(1)) == nil)
+        #expect(Self.feed(&falling, 8, devices: 1000, bodyBytes: 70_000, at: start + PrefetchTuning.fallDwell) == 10)
     }
 
     @Test func aNewPrefetchRestartsTheConsumerOnlyWhileConsuming() {

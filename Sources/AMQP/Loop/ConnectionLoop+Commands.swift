@@ -33,7 +33,7 @@ extension ConnectionLoop {
             let tags = consumers.stopAll()
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             for tag in tags {
-                try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
+                try sendCancel(tag, on: connection)
             }
         case .admin where consumers.changeInFlight:
             // Answered after the consume-ok or cancel-ok, so an admin request sees every consumer
@@ -127,7 +127,7 @@ extension ConnectionLoop {
             try start(tag, on: connection)
         case .cancelThenStart(let tag):
             try send(policy.allAcks(), on: connection)
-            try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
+            try sendCancel(tag, on: connection)
         case .startAfterCancel, .awaitingConsumeOk:
             break
         }
@@ -143,10 +143,15 @@ extension ConnectionLoop {
     /// basic.qos and basic.consume, not waited for: the deliveries of the connection's other
     /// consumers keep passing the body limit meanwhile (`AMQPConnection.sendConsume`).
     func startConsumer(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
-        guard let consumer = consumers[tag] else { return }
-        try connection.sendConsume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: tag, prefetch: consumer.prefetch)
-        consumers.starting(tag)
+        guard let consumer = consumers[tag], let wireTag = consumers.starting(tag) else { return }
+        try connection.sendConsume(channel: Self.consumeChannel, queue: consumer.queue, consumerTag: wireTag, prefetch: consumer.prefetch)
         policy.smallestPrefetch = consumers.smallestActivePrefetch
+    }
+
+    /// basic.cancel for the consumer `tag` under the tag the broker knows it by.
+    func sendCancel(_ tag: String, on connection: AMQPConnection) throws(AMQPError) {
+        guard let wireTag = consumers[tag]?.wireTag else { return }
+        try connection.sendCancel(channel: Self.consumeChannel, consumerTag: wireTag)
     }
 
     func declare(_ declarations: [AMQPDeclaration], on connection: AMQPConnection) throws(AMQPError) {

@@ -4,7 +4,7 @@ extension ConnectionLoop {
         switch frame {
         case .deliver(let channel, let consumerTag, let deliveryTag, let redelivered, let exchange, let routingKey,
                       let properties, let body, let discardedBodySize):
-            guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else {
+            guard channel == Self.consumeChannel, let consumer = consumers.deliveryConsumer(wireTag: consumerTag) else {
                 logger.warning("AMQP delivery for an unknown consumer requeued", metadata: [LogKeys.consumer: "\(consumerTag)"])
                 try connection.nack(channel: channel, deliveryTag: deliveryTag, multiple: false, requeue: true)
                 return
@@ -31,28 +31,32 @@ extension ConnectionLoop {
                                metadata: [LogKeys.exchange: "\(exchange)", LogKeys.routingKey: "\(routingKey)"])
             }
 
-        case .consumerCancelled(_, let consumerTag):
-            guard let consumer = consumers[consumerTag] else { return }
+        case .consumerCancelled(_, let wireTag):
+            // A cancel of an earlier consume of ours is stale: that consumer is already gone.
+            guard let consumerTag = consumers.tag(forWireTag: wireTag), let consumer = consumers[consumerTag] else { return }
             consumers.cancelledByBroker(consumerTag)
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             logger.warning("AMQP consumer cancelled by broker", metadata: [LogKeys.queue: "\(consumer.queue)"])
             client.onEvent(.consumerCancelledByServer(queue: consumer.queue))
 
-        case .consumeOk(let channel, let consumerTag):
-            guard channel == Self.consumeChannel, let consumer = consumers[consumerTag] else { return }
+        case .consumeOk(let channel, let wireTag):
+            guard channel == Self.consumeChannel, let consumerTag = consumers.tag(forWireTag: wireTag),
+                  let consumer = consumers[consumerTag] else { return }
             switch consumers.started(consumerTag) {
             case .none: return
             case .running:
                 logger.debug("AMQP consuming", metadata: [LogKeys.queue: "\(consumer.queue)", LogKeys.prefetch: "\(consumer.prefetch)"])
                 client.onEvent(.consumerStarted(queue: consumer.queue))
             case .cancelNow:
-                try connection.sendCancel(channel: Self.consumeChannel, consumerTag: consumerTag)
+                try connection.sendCancel(channel: Self.consumeChannel, consumerTag: wireTag)
             }
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             try performHeldAdmin(on: connection)
 
-        case .cancelOk(let channel, let consumerTag):
-            guard channel == Self.consumeChannel else { return }
+        case .cancelOk(let channel, let wireTag):
+            // A cancel-ok for an earlier consume (its consumer was cancelled by the broker and
+            // started again meanwhile) changes nothing.
+            guard channel == Self.consumeChannel, let consumerTag = consumers.tag(forWireTag: wireTag) else { return }
             let startAgain = consumers.cancelConfirmed(consumerTag)
             policy.smallestPrefetch = consumers.smallestActivePrefetch
             if startAgain { try start(consumerTag, on: connection) }

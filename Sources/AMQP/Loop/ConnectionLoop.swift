@@ -26,6 +26,9 @@ final class ConnectionLoop {
         var wanted: Bool
         /// What the broker runs for this tag on the current connection.
         var atBroker: AtBroker = .none
+        /// The tag the broker knows this consumer by now: a fresh one per basic.consume
+        /// (`ConsumerTable.starting`); nil until the first.
+        var wireTag: String?
 
         enum AtBroker: Equatable {
             case none
@@ -115,7 +118,7 @@ final class ConnectionLoop {
         var drained = false
         for _ in 0..<Self.framesPerIteration {
             // A delivery for a consumer no longer known is requeued unread: its body is not kept.
-            guard let frame = try connection.readFrame(bodyLimit: { consumers[$0]?.bodyLimit ?? 0 }) else {
+            guard let frame = try connection.readFrame(bodyLimit: { consumers.deliveryConsumer(wireTag: $0)?.bodyLimit ?? 0 }) else {
                 drained = true
                 break
             }
@@ -260,7 +263,7 @@ final class ConnectionLoop {
                 try send(policy.allAcks(), on: connection)
                 try connection.flushFrames()
                 for tag in consumers.stopAll() {
-                    try connection.sendCancel(channel: Self.consumeChannel, consumerTag: tag)
+                    try sendCancel(tag, on: connection)
                 }
             } catch {
                 logger.debug("AMQP error during shutdown", metadata: [LogKeys.error: "\(error)"])

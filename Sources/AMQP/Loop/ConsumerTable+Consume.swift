@@ -39,6 +39,7 @@ extension ConsumerTable {
             return .start(tag: tag)
         }
         consumer.atBroker = existing.atBroker
+        consumer.wireTag = existing.wireTag
         switch existing.atBroker {
         case .none:
             self[tag] = consumer
@@ -66,11 +67,17 @@ extension ConsumerTable {
         }
     }
 
-    /// basic.qos and basic.consume were sent for `tag` with its prefetch.
-    mutating func starting(_ tag: String) {
-        guard let prefetch = self[tag]?.prefetch else { return }
+    /// basic.qos and basic.consume go out for `tag` with its prefetch: returns the fresh wire tag to
+    /// send them with (`ConsumerTable`), nil for a tag not in the table.
+    @discardableResult
+    mutating func starting(_ tag: String) -> String? {
+        guard let prefetch = self[tag]?.prefetch else { return nil }
+        consumesSent += 1
+        let wireTag = "\(tag).\(consumesSent)"
+        self[tag]?.wireTag = wireTag
         self[tag]?.atBroker = .starting(prefetch: prefetch)
         unansweredConsumes.append(tag)
+        return wireTag
     }
 
     /// What a basic.consume-ok for a tag asks of the loop.
@@ -148,7 +155,10 @@ extension ConsumerTable {
     /// The connection is gone, and with it every consumer at the broker; returns the tags to
     /// start on the next connection.
     mutating func connectionEnded() -> [String] {
-        for tag in tags { self[tag]?.atBroker = .none }
+        for tag in tags {
+            self[tag]?.atBroker = .none
+            self[tag]?.wireTag = nil
+        }
         unansweredConsumes = []
         return wantedTags
     }
