@@ -27,6 +27,10 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// Response headers to keep (lowercase names); nil keeps all. Each kept header costs two
     /// Strings per response, so a client that reads one header says which.
     public var keptResponseHeaders: [String]?
+    /// What one response may hold: past it the stream is reset (RST_STREAM CANCEL) and the request
+    /// fails with `.responseTooLarge`, so a server streaming an endless body or header flood costs
+    /// at most this much memory per stream.
+    public var responseLimits = HTTP2ResponseLimits()
 
     public init(host: String, port: Int) {
         self.host = host

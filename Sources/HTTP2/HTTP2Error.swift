@@ -23,6 +23,9 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let protocolError = Code("protocolError")
         /// The client shut down before the request completed.
         public static let shutdown = Code("shutdown")
+        /// The response passed `HTTP2ResponseLimits` (an endless body, too many or too long headers):
+        /// the stream was reset. The server may have acted on the request.
+        public static let responseTooLarge = Code("responseTooLarge")
     }
 
     public let code: Code

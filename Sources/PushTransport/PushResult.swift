@@ -45,9 +45,13 @@ public struct PushResult: Sendable, Hashable {
         case .unsent: "Unsent"
         case .protocolError: "ProtocolError"
         case .shutdown: "Shutdown"
+        case .responseTooLarge: "ResponseTooLarge"
         default: "\(error.code)"
         }
-        if error.code == .tlsFailed {
+        if error.code == .responseTooLarge {
+            // A server that will not answer within bounds would do it again: this device's failure.
+            self.init(status: 0, reason: reason, outcome: .permanentFailure(reason: "\(reason): \(error.message)"))
+        } else if error.code == .tlsFailed {
             // A refused or expired client certificate, or a server we cannot verify: no device is to
             // blame and every other one would fail the same way, so the worker pauses instead.
             self.init(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))

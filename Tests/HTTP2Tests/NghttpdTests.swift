@@ -8,7 +8,10 @@ extension IntegrationSuite {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startNghttpd(pki)
             defer { server.stop() }
-            try await withClient(pki.configuration(port: port)) { client in
+            // The echo below answers 200,000 bytes: above the default response limit of a push client.
+            var configuration = pki.configuration(port: port)
+            configuration.responseLimits.maxBodyBytes = 1 << 20
+            try await withClient(configuration) { client in
                 let get = try await client.send(HTTP2Request(method: "GET", path: "/hello.txt"))
                 #expect(get.status == 200)
                 #expect(get.text == "hello from nghttpd\n")

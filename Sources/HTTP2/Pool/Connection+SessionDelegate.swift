@@ -28,6 +28,13 @@ extension Connection: NGHTTP2SessionDelegate {
 
     func sessionClosed(stream: HTTP2Stream, errorCode: UInt32) {
         let request = stream.request
+        if let overflow = stream.overflow {
+            // Our own reset: the server answered, but not within the limits. Not retried here.
+            state.streamClosed(responded: false)
+            request.complete(.failure(HTTP2Error(code: .responseTooLarge,
+                                                 message: "the response (HTTP \(stream.status)) \(overflow); the stream was reset")))
+            return
+        }
         let responded = errorCode == 0 && stream.status > 0
         state.streamClosed(responded: responded)
         if errorCode == NGHTTP2Session.refusedStream {

@@ -122,7 +122,8 @@ extension Connection {
                     code: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
             }
             do {
-                let session = try NGHTTP2Session(delegate: self, keptResponseHeaders: configuration.keptResponseHeaders)
+                let session = try NGHTTP2Session(delegate: self, keptResponseHeaders: configuration.keptResponseHeaders,
+                                                  limits: configuration.responseLimits)
                 try session.submitSettings(initialWindowSize: 1 << 20, connectionWindowSize: 1 << 24)
                 self.session = session
             } catch {

@@ -9,6 +9,8 @@ final class HTTP2Stream {
     var status = 0
     var headers: [HTTP2Header] = []
     var body: [UInt8] = []
+    /// Set when the response passed a limit and the stream was reset: what passed it.
+    var overflow: String?
 
     init(request: PendingRequest) {
         self.request = request

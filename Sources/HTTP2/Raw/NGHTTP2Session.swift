@@ -23,9 +23,12 @@ final class NGHTTP2Session {
     private(set) var streams: [Int32: HTTP2Stream] = [:]
     /// Lowercase names of the response headers to keep; nil keeps all.
     private let keptResponseHeaders: [[UInt8]]?
+    fileprivate let limits: HTTP2ResponseLimits
 
-    init(delegate: any NGHTTP2SessionDelegate, keptResponseHeaders: [String]? = nil) throws(HTTP2Error) {
+    init(delegate: any NGHTTP2SessionDelegate, keptResponseHeaders: [String]? = nil,
+         limits: HTTP2ResponseLimits = HTTP2ResponseLimits()) throws(HTTP2Error) {
         self.delegate = delegate
+        self.limits = limits
         self.keptResponseHeaders = keptResponseHeaders?.map { Array($0.lowercased().utf8) }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
@@ -216,6 +219,15 @@ final class NGHTTP2Session {
         delegate.sessionClosed(stream: stream, errorCode: errorCode)
     }
 
+    /// The response passed a limit: keep nothing more of it and reset the stream. Its close then
+    /// reports the overflow (`sessionClosed`).
+    fileprivate func refuseResponse(on stream: HTTP2Stream, _ what: String) {
+        stream.overflow = what
+        stream.body = []
+        stream.headers = []
+        _ = nghttp2_submit_rst_stream(raw, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+    }
+
     fileprivate func keeps(header name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let keptResponseHeaders else { return true }
         return keptResponseHeaders.contains { $0.elementsEqual(name) }
@@ -253,7 +265,15 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
         }
         stream.status = status
     } else if nameBytes.first != UInt8(ascii: ":"), owner.keeps(header: nameBytes),
-              let stream = owner.stream(for: frame.pointee.hd.stream_id), stream.request.keepsResponseHeaders {
+              let stream = owner.stream(for: frame.pointee.hd.stream_id), stream.request.keepsResponseHeaders, stream.overflow == nil {
+        guard stream.headers.count < owner.limits.maxKeptHeaders else {
+            owner.refuseResponse(on: stream, "had more than \(owner.limits.maxKeptHeaders) kept headers")
+            return 0
+        }
+        guard valueLength <= owner.limits.maxHeaderValueBytes else {
+            owner.refuseResponse(on: stream, "had a header value longer than \(owner.limits.maxHeaderValueBytes) bytes")
+            return 0
+        }
         stream.headers.append(HTTP2Header(name: String(decoding: nameBytes, as: UTF8.self),
                                           value: String(decoding: valueBytes, as: UTF8.self)))
     }
@@ -261,7 +281,12 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, user in
-    guard let data, let stream = session(user).stream(for: streamID) else { return 0 }
+    let owner = session(user)
+    guard let data, let stream = owner.stream(for: streamID), stream.overflow == nil else { return 0 }
+    guard stream.body.count + length <= owner.limits.maxBodyBytes else {
+        owner.refuseResponse(on: stream, "body passed \(owner.limits.maxBodyBytes) bytes")
+        return 0
+    }
     stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
     return 0
 }

@@ -9,6 +9,10 @@ Listens on 127.0.0.1 on an ephemeral port and prints "PORT <n>" once ready. Mode
               last_stream_id covers only the answered ones, then close that connection
   freeze      answer the first request, then stop reading the socket (PINGs go unanswered)
   refuse      reset every request except GET /stats with RST_STREAM(REFUSED_STREAM)
+Whatever the mode, GET /flood answers 200 and then streams a body that never ends (as fast as flow
+control lets it, 256 MiB at most) until the client resets the stream; GET /many-headers answers
+with 100 headers; GET /long-header with one header value of 64 KiB. /stats counts the resets
+("resets") and the body bytes /flood sent before each ("flood_bytes").
 Options: --max-streams N advertises SETTINGS_MAX_CONCURRENT_STREAMS, --raise-streams-to M sends a
 second SETTINGS with M after the first answer (as APNs does); --client-ca FILE requires
 a client certificate. GET /stats returns JSON counters; the body of every answer also carries
@@ -32,7 +36,34 @@ from h2.errors import ErrorCodes
 from h2.settings import SettingCodes
 
 lock = threading.Lock()
-stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "client_subjects": []}
+stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "client_subjects": [], "resets": 0,
+         "flood_bytes": []}
+FLOOD_LIMIT = 256 << 20
+
+
+def flood(tls_socket, conn, stream_id):
+    """Streams body bytes on `stream_id` until the client resets it (or FLOOD_LIMIT): returns the
+    bytes sent. Other streams' events meanwhile are only acknowledged."""
+    conn.send_headers(stream_id, [(":status", "201"), ("location", "https://push.example/m/1")])
+    tls_socket.sendall(conn.data_to_send())
+    chunk = b"x" * 16384
+    sent = 0
+    while sent < FLOOD_LIMIT:
+        window = min(conn.local_flow_control_window(stream_id), conn.max_outbound_frame_size)
+        if window > 0:
+            conn.send_data(stream_id, chunk[:window])
+            sent += window
+            tls_socket.sendall(conn.data_to_send())
+            continue
+        data = tls_socket.recv(65536)
+        if not data:
+            return sent
+        for event in conn.receive_data(data):
+            if isinstance(event, h2.events.StreamReset) and event.stream_id == stream_id:
+                tls_socket.sendall(conn.data_to_send())
+                return sent
+        tls_socket.sendall(conn.data_to_send())
+    return sent
 
 
 def subject_of(tls_socket):
@@ -92,6 +123,8 @@ def serve(tls_socket, args):
                     finished.append(event.stream_id)
                 elif isinstance(event, h2.events.StreamReset):
                     open_streams.pop(event.stream_id, None)
+                    with lock:
+                        stats["resets"] += 1
             tls_socket.sendall(conn.data_to_send())
             if args.mode == "stall":
                 continue
@@ -102,6 +135,16 @@ def serve(tls_socket, args):
                 if request is None:
                     continue
                 path = request["headers"].get(":path", "")
+                if path == "/flood":
+                    sent = flood(tls_socket, conn, stream_id)
+                    with lock:
+                        stats["resets"] += 1
+                        stats["flood_bytes"].append(sent)
+                    continue
+                if path in ("/many-headers", "/long-header"):
+                    extra = [(f"x-h{i}", "v") for i in range(100)] if path == "/many-headers" else [("x-long", "v" * 65536)]
+                    conn.send_headers(stream_id, [(":status", "200")] + extra, end_stream=True)
+                    continue
                 if path == "/stats":
                     with lock:
                         body = json.dumps(stats).encode()
