@@ -30,6 +30,8 @@ public final class WebPushClient: PushTransport {
     public var carriesRequestIDs: Bool { false }
     /// Push-service origins with a pool now.
     public var origins: Int { pools.origins }
+    /// Pools shutting down whose I/O threads have not exited yet.
+    public var closingPools: Int { pools.closingPools }
 
     public func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void) {
         let now = UnixTime.now().seconds
@@ -52,8 +54,18 @@ public final class WebPushClient: PushTransport {
             completion(Self.unsendable(error, hint: credentialsHint))
             return
         }
-        guard let client = pools.acquire(origin) else {
+        let client: HTTP2Client
+        switch pools.acquire(origin) {
+        case .success(let pool):
+            client = pool
+        case .failure(.shutDown):
             completion(PushResult(transportError: HTTP2Error(code: .shutdown, message: "the Web Push client is shut down")))
+            return
+        case .failure(.originsFull(let bound)):
+            // The device is not to blame, but neither is it held: an origin that never frees a
+            // slot must end in delivery.failed along the ladder, not wait forever.
+            let reason = "TooManyOrigins: all \(bound) push-service pools (max_origins) have messages in flight; \(origin) waits for one"
+            completion(PushResult(status: 0, reason: "TooManyOrigins", outcome: .retryable(reason: reason)))
             return
         }
         let path = WebPushEndpointOrigin.path(of: device.identity)

@@ -10,9 +10,11 @@ public struct WebPushConfiguration: Sendable {
     /// CAs trusted besides the system's (a test push service).
     public var extraCAFile: String?
     public var proxy: HTTPProxy?
-    /// Push-service origins with a connection pool at once. Subscriptions of one app point at a
-    /// handful (Google, Mozilla, Apple, Microsoft); beyond this the least recently used pool closes.
-    public var maxOrigins = 16
+    /// Push-service origins with a connection pool (an I/O thread and its connections) at once.
+    /// Subscriptions of one app point at a handful of services (Google, Mozilla, Apple, and
+    /// Microsoft's many `*.notify.windows.com` hosts); beyond this the least recently used idle pool
+    /// closes, and while every pool is busy a new origin's device is retried later.
+    public var maxOrigins = 64
     /// Connections to each origin at most.
     public var maxConnectionsPerOrigin = 2
     /// Streams per connection at most; the service's SETTINGS_MAX_CONCURRENT_STREAMS bounds it too.
@@ -23,8 +25,10 @@ public struct WebPushConfiguration: Sendable {
     public var requestTimeout: Duration = .seconds(30)
     public var connectTimeout: Duration = .seconds(10)
     public var idlePingInterval: Duration = .seconds(60)
-    /// An origin's connections close after this long without a request (none is kept open).
+    /// An origin's connections close after this long without a request (none is kept open), and
+    /// its pool with them: its I/O thread exits (`OriginPoolTable`).
     public var idleConnectionTimeout: Duration = .seconds(300)
+    var idlePoolTimeout: Duration { idleConnectionTimeout }
     /// The longest `TTL` sent: Mozilla's service refuses more than 30 days.
     public static let maxTTLSeconds = 30 * 86_400
 

@@ -5,72 +5,88 @@ import NIOConcurrencyHelpers
 /// One HTTP/2 connection pool per push-service origin, made when a subscription first points
 /// there. An app's subscriptions spread over a few services (fcm.googleapis.com,
 /// updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com), each a host of
-/// its own, while an `HTTP2Client` serves one host. The set is bounded: past `maxOrigins`, pools
-/// with nothing in flight close, least recently used first; each pool closes its idle connections
-/// itself.
+/// its own, while an `HTTP2Client` serves one host. Which pools exist is `OriginPoolTable`'s
+/// decision (at most `maxOrigins`, idle ones shut down); this holds the clients, and shuts down
+/// the ones the table lets go at once, so their I/O threads exit.
 final class WebPushOriginPools: Sendable {
-    private struct Pool {
-        let client: HTTP2Client
-        var lastUse: UInt64
-        /// Requests sent and not yet answered: a pool is closed only at zero, so no eviction
-        /// fails a request.
-        var inFlight: Int
-    }
-
     private struct State {
-        var pools: [WebPushEndpointOrigin: Pool] = [:]
-        var uses: UInt64 = 0
+        var table: OriginPoolTable<HTTP2Client>
         var closed = false
-        /// Pools taken out over the bound: closed by `shutdown`, which waits for their threads
-        /// (a client dropped without it stops its thread unwaited, which must not race the exit).
-        var retired: [HTTP2Client] = []
+        /// Shutdowns under way, by client: `shutdown` waits for them too (a client whose thread
+        /// is still running must not race the process's exit).
+        var closing: [ObjectIdentifier: Task<Void, Never>] = [:]
+        var sweeper: Task<Void, Never>?
     }
 
     private let configuration: WebPushConfiguration
     private let logger: Logger
-    private let state = NIOLockedValueBox(State())
+    private let state: NIOLockedValueBox<State>
 
     init(configuration: WebPushConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.state = NIOLockedValueBox(State(table: OriginPoolTable(maxOrigins: configuration.maxOrigins,
+                                                                    idleTimeout: configuration.idlePoolTimeout)))
+        // Idle pools leave even when no request comes to notice it.
+        let sweeper = Task { [weak self] in
+            let period = max(configuration.idlePoolTimeout / 2, .milliseconds(100))
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self else { return }
+                self.sweep()
+            }
+        }
+        state.withLockedValue { $0.sweeper = sweeper }
     }
 
-    /// The pool for `origin`, counted as one more request in flight until `finished(origin)`;
-    /// nil once shut down.
-    func acquire(_ origin: WebPushEndpointOrigin) -> HTTP2Client? {
-        state.withLockedValue { state -> HTTP2Client? in
-            guard !state.closed else { return nil }
-            state.uses &+= 1
-            if var pool = state.pools[origin] {
-                pool.lastUse = state.uses
-                pool.inFlight += 1
-                state.pools[origin] = pool
-                return pool.client
+    /// Why a pool could not be had for an origin.
+    enum Unavailable: Error {
+        case shutDown
+        /// Every pool has requests in flight and the table is full.
+        case originsFull(Int)
+    }
+
+    /// The pool for `origin`, counted as one more request in flight until `finished(origin)`.
+    func acquire(_ origin: WebPushEndpointOrigin) -> Result<HTTP2Client, Unavailable> {
+        let now = ContinuousClock.now
+        return state.withLockedValue { state -> Result<HTTP2Client, Unavailable> in
+            guard !state.closed else { return .failure(.shutDown) }
+            switch state.table.acquire(origin, now: now) {
+            case .use(let client):
+                return .success(client)
+            case .full:
+                return .failure(.originsFull(state.table.maxOrigins))
+            case .open(let shuttingDown):
+                close(shuttingDown, in: &state)
+                let client = HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger)
+                state.table.opened(origin, pool: client, now: now)
+                return .success(client)
             }
-            let client = HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger)
-            state.pools[origin] = Pool(client: client, lastUse: state.uses, inFlight: 1)
-            state.retired += Self.evictIdle(from: &state, keeping: configuration.maxOrigins)
-            return client
         }
     }
 
     func finished(_ origin: WebPushEndpointOrigin) {
+        let now = ContinuousClock.now
+        state.withLockedValue { $0.table.finished(origin, now: now) }
+    }
+
+    private func sweep() {
+        let now = ContinuousClock.now
         state.withLockedValue { state in
-            state.pools[origin]?.inFlight -= 1
+            guard !state.closed else { return }
+            close(state.table.sweep(now: now), in: &state)
         }
     }
 
-    /// Over the bound: the least recently used pools with nothing in flight leave (their idle
-    /// connections close by themselves; `minConnections` is 0).
-    private static func evictIdle(from state: inout State, keeping bound: Int) -> [HTTP2Client] {
-        guard state.pools.count > bound else { return [] }
-        let idle = state.pools.filter { $0.value.inFlight == 0 }.sorted { $0.value.lastUse < $1.value.lastUse }
-        var evicted: [HTTP2Client] = []
-        for (origin, pool) in idle.prefix(state.pools.count - bound) {
-            state.pools[origin] = nil
-            evicted.append(pool.client)
+    /// Starts each client's shutdown now; the task removes itself when its thread has exited.
+    private func close(_ clients: [HTTP2Client], in state: inout State) {
+        for client in clients {
+            let id = ObjectIdentifier(client)
+            state.closing[id] = Task { [weak self] in
+                await client.shutdown()
+                self?.state.withLockedValue { _ = $0.closing.removeValue(forKey: id) }
+            }
         }
-        return evicted
     }
 
     private func clientConfiguration(for origin: WebPushEndpointOrigin) -> HTTP2ClientConfiguration {
@@ -90,18 +106,22 @@ final class WebPushOriginPools: Sendable {
         return http
     }
 
-    var origins: Int { state.withLockedValue { $0.pools.count } }
+    /// Origins with a pool now.
+    var origins: Int { state.withLockedValue { $0.table.entries.count } }
+
+    /// Pools shutting down whose threads have not exited yet.
+    var closingPools: Int { state.withLockedValue { $0.closing.count } }
 
     /// The pools' streams now, and for the origins not yet met what a new pool would allow: an
     /// app reaching a new service is not held back by a budget sized for the old ones.
     var streamCapacity: Int {
-        let open = state.withLockedValue { Array($0.pools.values.map(\.client)) }
+        let open = state.withLockedValue { $0.table.entries.values.map(\.pool) }
         let perPool = configuration.maxConnectionsPerOrigin * configuration.maxStreamsPerConnection
         return open.reduce(0) { $0 + $1.streamCapacity } + max(0, configuration.maxOrigins - open.count) * perPool
     }
 
     var statistics: HTTP2ClientStatistics {
-        let open = state.withLockedValue { Array($0.pools.values.map(\.client)) }
+        let open = state.withLockedValue { $0.table.entries.values.map(\.pool) }
         var total = HTTP2ClientStatistics()
         for client in open {
             let one = client.statistics
@@ -119,14 +139,12 @@ final class WebPushOriginPools: Sendable {
     }
 
     func shutdown() async {
-        let all = state.withLockedValue { state -> [HTTP2Client] in
+        let (open, closing, sweeper) = state.withLockedValue { state in
             state.closed = true
-            defer {
-                state.pools = [:]
-                state.retired = []
-            }
-            return state.pools.values.map(\.client) + state.retired
+            return (state.table.removeAll(), Array(state.closing.values), state.sweeper)
         }
-        for client in all { await client.shutdown() }
+        sweeper?.cancel()
+        for client in open { await client.shutdown() }
+        for task in closing { await task.value }
     }
 }
