@@ -20,6 +20,10 @@ enum ClusterCommandKey {
             throw RedisError(.unsupported, "an empty command")
         }
         if keyless.contains(name) || arguments.count < 2 { return nil }
+        // A script that names exactly one key runs where that key lives: one atomic step on one key.
+        if name == "EVAL" || name == "EVALSHA", arguments.count >= 4, arguments[2] == "1" {
+            return HashSlot.of(key: arguments[3])
+        }
         if unroutable.contains(name) || (multiKey.contains(name) && arguments.count > 2) {
             throw RedisError(.unsupported, "\(name) with several keys (or no key first) is not supported on Redis Cluster: the client routes each command by its one key")
         }

@@ -21,10 +21,8 @@ struct RedeliveryCounter: Sendable {
         guard delivery.redelivered else { return nil }
         // Quorum queues count for us (RabbitMQ 3.10+: failed deliveries so far), Redis or not.
         if let brokerCount = Self.brokerDeliveryCount(delivery.properties.headers) { return brokerCount }
-        let key = key(delivery)
         do {
-            guard case .integer(let count) = try await redis.command(["INCR", key]) else { return nil }
-            if count == 1 { _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)]) }
+            guard case .integer(let count) = try await step(key(delivery), by: 1) else { return nil }
             return Int(count)
         } catch {
             logger.debug("cannot count a redelivery in Redis", metadata: [LogKeys.error: "\(error)"])
@@ -38,11 +36,23 @@ struct RedeliveryCounter: Sendable {
     func forgive(_ delivery: AMQPDelivery) async {
         let key = key(delivery)
         do {
-            _ = try await redis.command(["DECR", key])
-            _ = try await redis.command(["EXPIRE", key, String(Self.expirySeconds)])
+            _ = try await step(key, by: -1)
         } catch {
             logger.debug("cannot step back a redelivery count in Redis", metadata: [LogKeys.error: "\(error)"])
         }
+    }
+
+    /// Adds `delta` to the count and makes sure it expires, in one atomic step: as two commands, a
+    /// crash between them left a count that never expired. The first step of a count starts its
+    /// hour; a count found without expiry (left so by a worker before this) gets one.
+    static let stepScript = """
+        local count = redis.call('INCRBY', KEYS[1], ARGV[1])
+        if count == tonumber(ARGV[1]) or redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+        return count
+        """
+
+    func step(_ key: String, by delta: Int) async throws(RedisError) -> RedisReply {
+        try await redis.command(["EVAL", Self.stepScript, "1", key, String(delta), String(Self.expirySeconds)])
     }
 
     /// Names a message by its queue, message id, size and the start of its body: what a delivery

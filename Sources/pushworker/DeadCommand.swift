@@ -79,15 +79,28 @@ struct DeadCommand: AsyncParsableCommand {
 
     struct Drop: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove dead jobs for good (acked). Exit status 1 on an error or when no job matched.")
+            abstract: "Remove dead jobs for good (acked). Exit status 1 on an error or when no job matched.",
+            discussion: """
+                Asks for --yes, on a terminal as in a script: without it (or with --dry-run), nothing is dropped and the \
+                jobs that would be are counted; the exit status is then 1.
+                """)
         @OptionGroup var target: BrokerTarget
         @OptionGroup var selection: Selection
+        @Flag(help: "Really drop.") var yes = false
+        @Flag(help: "Only count what would be dropped; drop nothing.") var dryRun = false
 
         func run() async throws {
             let selected = try selection.selection
+            let dropping = yes && !dryRun
             let (outcome, dead) = try await target.withBroker(connectionName: "pushworker-dead") { amqp, jobQueue, _ in
                 let dead = DeadQueue(amqp: amqp, jobQueue: jobQueue)
-                return (try await dead.settle(selected, .drop), dead)
+                return (try await dead.settle(selected, .drop, dryRun: !dropping), dead)
+            }
+            guard dropping else {
+                print("would drop \(outcome.matched) selected jobs from \(dead.name) (\(outcome.scanned) looked at)")
+                try DeadCommand.finish(outcome, selection: selected, queue: dead.name)
+                if !dryRun { printError("nothing dropped: add --yes to drop them") }
+                throw ExitCode.failure
             }
             print("dropped \(outcome.dropped) of \(outcome.matched) selected jobs from \(dead.name) (\(outcome.scanned) looked at)")
             try DeadCommand.finish(outcome, selection: selected, queue: dead.name)

@@ -40,7 +40,15 @@ import Testing
             let missing = try CommandLineTests.run(["dead", "drop", "--id", "other"] + queue)
             #expect(missing.status == 1)
             #expect(missing.output.contains("no job with id other"))
-            let dropped = try CommandLineTests.run(["dead", "drop", "--all"] + queue)
+            // Without --yes (no terminal here, as in a script): counted, nothing dropped. Before,
+            // this emptied the dead queue without a question.
+            let unconfirmed = try CommandLineTests.run(["dead", "drop", "--all"] + queue)
+            #expect(unconfirmed.status == 1)
+            #expect(unconfirmed.output.contains("would drop 1 selected jobs") && unconfirmed.output.contains("add --yes"), "\(unconfirmed.output)")
+            let dry = try CommandLineTests.run(["dead", "drop", "--all", "--yes", "--dry-run"] + queue)
+            #expect(dry.status == 1 && dry.output.contains("would drop 1"))
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 1)
+            let dropped = try CommandLineTests.run(["dead", "drop", "--all", "--yes"] + queue)
             #expect(dropped.status == 0)
             #expect(dropped.output.contains("dropped 1 of 1"))
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)

@@ -81,9 +81,11 @@ import Testing
         #expect(try ClusterCommandKey.slot(of: ["DEL", "foo"]) == 12182)
         #expect(try ClusterCommandKey.slot(of: ["PING"]) == nil)
         #expect(try ClusterCommandKey.slot(of: ["CLUSTER", "SLOTS"]) == nil)
+        // A script with exactly one key goes where that key lives.
+        #expect(try ClusterCommandKey.slot(of: ["EVAL", "return redis.call('INCR', KEYS[1])", "1", "foo", "3600"]) == 12182)
     }
 
-    @Test(arguments: [["DEL", "a", "b"], ["MGET", "a", "b"], ["SMOVE", "a", "b", "m"], ["EVAL", "return 1", "0"], ["SCAN", "0"]])
+    @Test(arguments: [["DEL", "a", "b"], ["MGET", "a", "b"], ["SMOVE", "a", "b", "m"], ["EVAL", "return 1", "0"], ["EVAL", "return 1", "2", "a", "b"], ["SCAN", "0"]])
     func multiKeyCommandsAreRefused(arguments: [String]) {
         #expect { try ClusterCommandKey.slot(of: arguments) } throws: { ($0 as? RedisError)?.code == .unsupported }
     }
