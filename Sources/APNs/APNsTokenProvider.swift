@@ -160,6 +160,34 @@ public final class APNsTokenProvider: Sendable {
         return value
     }
 
+    /// What is wrong with a provider token found in a shared store, or nil when APNs would take it
+    /// from this key: ES256 signed by this key, `kid` this Key ID, `iss` this Team ID, and `iat`
+    /// equal to `issuedAt`, at most 55 minutes old and at most a minute ahead of `now` (Unix
+    /// seconds). Whoever can write the store could otherwise stop every worker's APNs sends.
+    public func problem(withToken jwt: String, issuedAt: Int, now: Int) -> String? {
+        let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3,
+              let headerBytes = Base64.decode(String(parts[0])),
+              let claimBytes = Base64.decode(String(parts[1])),
+              let signature = Base64.decode(String(parts[2])) else {
+            return "it is not a JWT (three base64url parts)"
+        }
+        guard case .object(let header)? = try? JSONValue.parse(headerBytes),
+              case .object(let claims)? = try? JSONValue.parse(claimBytes) else {
+            return "its header or claims are not JSON objects"
+        }
+        guard header["alg"] == .string("ES256") else { return "its alg is not ES256" }
+        guard header["kid"] == .string(keyID) else { return "its kid is not this app's Key ID \(keyID)" }
+        guard claims["iss"] == .string(teamID) else { return "its iss is not this app's Team ID \(teamID)" }
+        guard let iat = claims["iat"]?.exactInteger, iat == issuedAt else { return "its iat does not match the stored issue time" }
+        guard iat <= now + 60 else { return "it was issued \(iat - now) s in the future (a clock ahead, or a forged value)" }
+        guard iat >= now - Self.externalTokenCeiling else { return "it is \((now - iat) / 60) minutes old" }
+        guard signer.verify(Array("\(parts[0]).\(parts[1])".utf8), signature: signature) else {
+            return "its signature is not this app's key's"
+        }
+        return nil
+    }
+
     private func signedToken(issuedAt: Int) throws(APNsConfigurationError) -> String {
         let header = Base64.encode(Array("{\"alg\":\"ES256\",\"kid\":\"\(keyID)\"}".utf8), urlSafe: true, padded: false)
         let claims = Base64.encode(Array("{\"iss\":\"\(teamID)\",\"iat\":\(issuedAt)}".utf8), urlSafe: true, padded: false)

@@ -77,6 +77,36 @@ final class ES256Signer: @unchecked Sendable {
         }
         return raw
     }
+
+    /// Whether `signature` (raw r‖s, as JWS carries it) is this key's ES256 signature of `message`.
+    func verify(_ message: [UInt8], signature: [UInt8]) -> Bool {
+        guard signature.count == 64, let parsed = ECDSA_SIG_new() else { return false }
+        defer { ECDSA_SIG_free(parsed) }
+        let (r, s) = signature.withUnsafeBufferPointer { buffer in
+            (BN_bin2bn(buffer.baseAddress, 32, nil), BN_bin2bn(buffer.baseAddress! + 32, 32, nil))
+        }
+        // ECDSA_SIG_set0 takes both numbers over; on failure they are ours to free.
+        guard let r, let s, ECDSA_SIG_set0(parsed, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            return false
+        }
+        var derPointer: UnsafeMutablePointer<UInt8>?
+        let derLength = i2d_ECDSA_SIG(parsed, &derPointer)
+        guard derLength > 0, let derPointer else { return false }
+        defer { CRYPTO_free(derPointer, #fileID, #line) }
+        guard let context = EVP_MD_CTX_new() else { return false }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            _ = OpenSSLErrors.drain()
+            return false
+        }
+        let verified = message.withUnsafeBufferPointer { buffer in
+            EVP_DigestVerify(context, derPointer, Int(derLength), buffer.baseAddress, buffer.count)
+        }
+        if verified != 1 { _ = OpenSSLErrors.drain() }
+        return verified == 1
+    }
 }
 
 enum OpenSSLErrors {

@@ -83,9 +83,13 @@ final class SharedProviderToken: Sendable {
                 case .null: return .found(nil)
                 case let .error(message): return .redisFailed(reason: message)
                 default:
-                    // A value no worker wrote is treated as an unusable Redis, not as a token.
+                    // Checked before use: whoever can write this key could otherwise stop the
+                    // fleet's APNs sends (a garbage, forged or future-dated value).
                     guard let text = reply.text, let token = SharedTokenSchedule.Token(stored: text) else {
-                        return .redisFailed(reason: "the value at \(key) is not <iat>.<jwt>")
+                        return .foundUnusable(reason: "it is not <iat>.<jwt>")
+                    }
+                    if let problem = provider.problem(withToken: token.jwt, issuedAt: token.issuedAt, now: Int(UnixTime.now().seconds)) {
+                        return .foundUnusable(reason: problem)
                     }
                     return .found(token)
                 }
@@ -107,6 +111,19 @@ final class SharedProviderToken: Sendable {
             } catch {
                 return .redisFailed(reason: error.message)
             }
+        case .overwrite:
+            guard let token = mint() else { return nil }
+            let ttl = schedule.withLockedValue { $0.refreshMilliseconds }
+            do {
+                let reply = try await redis.command(["SET", key, token.stored, "PX", "\(ttl)"])
+                if case let .error(message) = reply { return .redisFailed(reason: message) }
+                return .created(token)
+            } catch {
+                return .redisFailed(reason: error.message)
+            }
+        case let .warnReplaced(reason):
+            logger.warning("the shared APNs provider token in Redis was not usable (\(reason)); replaced with this worker's own. Check who else writes pushworker:jwt:* (docs/guarantees.md)")
+            return nil
         case .useLocal:
             guard let token = mint() else { return nil }
             return .mintedLocally(token)

@@ -47,6 +47,9 @@ public struct SharedTokenSchedule: Sendable {
         case lostCreation
         /// Redis failed or did not answer in time.
         case redisFailed(reason: String)
+        /// GET answered with a value APNs would refuse from this key (`reason`): garbage, another
+        /// key's token, a forged one, or one issued in the future by a clock ahead of ours.
+        case foundUnusable(reason: String)
         /// The token minted after `.useLocal`.
         case mintedLocally(Token)
     }
@@ -56,6 +59,11 @@ public struct SharedTokenSchedule: Sendable {
         case read
         /// Mint a token and `SET key value NX PX <refresh period>`.
         case create
+        /// Mint a token and `SET key value PX <refresh period>` over the unusable value; reported
+        /// with `.created`.
+        case overwrite
+        /// Log, at warning, that the stored value was replaced and why.
+        case warnReplaced(reason: String)
         /// Mint a token for this worker alone and report it with `.mintedLocally`.
         case useLocal
         /// Hand this token to the connections.
@@ -114,6 +122,11 @@ public struct SharedTokenSchedule: Sendable {
         case .lostCreation:
             nextDueMilliseconds = now + retryMilliseconds
             return [.read]
+        case let .foundUnusable(reason):
+            // Never adopted: every worker would stop sending for the key's whole life. Ours goes
+            // over it; a worker that wrote it from a clock ahead reads ours next and adopts it.
+            nextDueMilliseconds = now + retryMilliseconds
+            return [.warnReplaced(reason: reason), .overwrite]
         case let .redisFailed(reason):
             return fallBack(reason: reason, now: now)
         case let .mintedLocally(token):

@@ -126,6 +126,36 @@ struct SharedProviderTokenTests {
         }
     }
 
+    /// Whoever can write the key must not stop the fleet. Before, a value with `iat` a day ahead
+    /// was adopted by every worker (0 of 300 jobs delivered in 60 s); a garbage value left each
+    /// worker on a token of its own while it lived. Each is now refused, replaced, and jobs go.
+    @Test(arguments: ["future", "forged", "garbage"])
+    func anUnusableTokenInRedisIsReplacedAndJobsGo(kind: String) async throws {
+        try await PipelineFixture.with { fixture in
+            let key = try Self.redisKey(fixture)
+            let now = UnixTime.now().seconds
+            guard case let .token(provider) = try fixture.tokenCredentials() else { throw CancellationError() }
+            let header = Base64.encode(Array(#"{"alg":"ES256","kid":"\#(provider.keyID)"}"#.utf8), urlSafe: true, padded: false)
+            let claims = Base64.encode(Array(#"{"iss":"\#(provider.teamID)","iat":\#(now)}"#.utf8), urlSafe: true, padded: false)
+            let value = switch kind {
+            case "future": "\(now + 86_400).eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJ4In0.AAAA"
+            case "forged": "\(now).\(header).\(claims).\(Base64.encode([UInt8](repeating: 7, count: 64), urlSafe: true, padded: false))"
+            default: "not a token at all"
+            }
+            _ = try await fixture.redis.command(["SET", key, value, "PX", "600000"])
+            try fixture.startWorker(try fixture.workerConfiguration())
+            try await fixture.publish(#"{"id":"tok-\#(kind)","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
+            let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
+            #expect(events.first { $0.routingKey == "job.completed" }?.int("sent") == 1, "\(events.map(\.routingKey))")
+            #expect(fixture.sandbox.received().first?.status == 200)
+            // The worker's own token replaced the value, for the rest of the fleet to use.
+            let stored = try await fixture.redis.command(["GET", key]).text ?? ""
+            #expect(stored != value && stored.split(separator: ".").count == 4, "\(stored)")
+            #expect(fixture.sandbox.received().first?.providerToken.map { stored.hasSuffix($0) } == true)
+            _ = try? await fixture.redis.command(["DEL", key])
+        }
+    }
+
     /// A reload that renews an app and adds one, both of the same team and key: their new
     /// connections start with the token in use (the sandbox's 20 minutes would refuse any other).
     @Test func aReloadKeepsTheTokenOfItsTeamAndKey() async throws {

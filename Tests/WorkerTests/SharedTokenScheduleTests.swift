@@ -36,6 +36,20 @@ import Testing
         #expect(early.isEmpty)
     }
 
+    /// A value APNs would refuse (garbage, another key's, forged, future-dated) is never adopted:
+    /// before, a token with `iat` a day ahead had a negative age, every worker adopted it and no
+    /// APNs app sent for the key's whole life. The worker writes its own over it and uses that.
+    @Test func anUnusableStoredValueIsReplacedNotAdopted() {
+        var schedule = SharedTokenSchedule(refresh: Self.refresh)
+        let now = Self.start
+        let actions = schedule.handle(.foundUnusable(reason: "it was issued 86400 s in the future"), now: now)
+        #expect(actions == [.warnReplaced(reason: "it was issued 86400 s in the future"), .overwrite])
+        #expect(schedule.current == nil)
+        let ours = Self.token(at: now, "ours")
+        #expect(schedule.handle(.created(ours), now: now) == [.use(ours)])
+        #expect(schedule.current?.token == ours && schedule.current?.origin == .shared)
+    }
+
     @Test func aWorkerThatLosesTheCreationUsesTheWinnersToken() {
         var schedule = SharedTokenSchedule(refresh: Self.refresh)
         let now = Self.start
@@ -208,6 +222,15 @@ import Testing
                 stored = (token, now + workers[index].schedule.refreshMilliseconds)
                 created.append(token)
                 return .created(token)
+            case .overwrite:
+                if redisDown { return .redisFailed(reason: "down") }
+                let token = mint(local)
+                stored = (token, now + workers[index].schedule.refreshMilliseconds)
+                created.append(token)
+                return .created(token)
+            case .warnReplaced:
+                warnings += 1
+                return nil
             case .useLocal:
                 localTokens += 1
                 return .mintedLocally(mint(local))
