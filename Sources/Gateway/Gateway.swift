@@ -17,6 +17,7 @@ public final class Gateway: Sendable {
     let jobs: JobIntake
     let groups: GroupIntake
     let counters = GatewayCounters()
+    let redisHealth = CachedCheck(maxAge: .seconds(1))
 
     public init(settings: GatewaySettings, logger: Logger) {
         self.settings = settings
@@ -39,8 +40,11 @@ public final class Gateway: Sendable {
         if let pushd = settings.pushd {
             services.append(PushdListener(endpoints: pushd, logger: logger, handle: { port, bytes in await self.handlePushd(port, bytes) }))
         }
+        let (seconds, attoseconds) = settings.idleTimeout.components
+        let idle = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let app = Application(
             router: router,
+            server: .http1(configuration: .init(idleTimeout: idle)),
             configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "pushworker"),
             services: services,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
@@ -137,8 +141,10 @@ public final class Gateway: Sendable {
 
     func health() async -> GatewayAnswer {
         let amqp = publisher.isConnected
-        var redisProblem: String?
-        do { try await redis.ping() } catch { redisProblem = error.message }
+        let redisProblem = await redisHealth.check { () async -> String? in
+            do throws(RedisError) { try await self.redis.ping() } catch { return error.message }
+            return nil
+        }
         let ready = amqp && redisProblem == nil
         var counts = JSONWriter()
         counters.snapshot.write(to: &counts)

@@ -9,6 +9,9 @@ public struct GatewaySettings: Sendable {
     public var port = 8080
     /// The largest request body taken; a larger one is answered 413 before it is read whole.
     public var maxBodyBytes = 1 << 20
+    /// A connection that sends no complete request for this long is closed: a client holding
+    /// connections open with half a request (slowloris) holds each for this long at most.
+    public var idleTimeout: Duration = .seconds(30)
     public var apiKeys: [LoadedAPIKey] = []
     /// A key's rate when its entry sets none: requests per second, and the burst above it.
     public var defaultRequestsPerSecond = 100

@@ -18,6 +18,8 @@ struct GatewayCommand: AsyncParsableCommand {
     var listen: String?
     @Option(help: "The largest request body taken (bytes); larger ones get 413. Default 1048576. [env PUSHWORKER_MAX_BODY_BYTES]")
     var maxBodyBytes: Int?
+    @Option(help: "Seconds a connection may go without a complete request before it is closed (slow or stalled clients). Default 30.")
+    var idleTimeout: Int?
     @Flag(help: "Do not serve the toot-relay relay (/relay-to/…). [env PUSHWORKER_NO_RELAY=1]")
     var noRelay = false
     @Option(help: "The APNs app relayed /relay-to/development/… posts go to. Default: the file's gateway.relay_apps.development, else \"default\".")
@@ -91,6 +93,10 @@ struct GatewayCommand: AsyncParsableCommand {
             if let udp = pushdUdp ?? section.pushdUDP { settings.pushd = try PushdEndpoints(parsing: udp) }
         } catch {
             throw ValidationError(error.message)
+        }
+        if let idleTimeout {
+            guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 3600 seconds, got \(idleTimeout)") }
+            settings.idleTimeout = .seconds(idleTimeout)
         }
         if let limit = maxBodyBytes ?? section.maxBodyBytes {
             guard (1024...(64 << 20)).contains(limit) else { throw ValidationError("--max-body-bytes: must be 1024…67108864, got \(limit)") }
