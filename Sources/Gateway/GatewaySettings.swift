@@ -63,6 +63,13 @@ public struct PushdEndpoints: Sendable, Equatable {
         notificationPort = notification
     }
 
+    /// Whether only this machine can send to the ports: pushd's protocol has no authentication,
+    /// so anyone who reaches them can register devices and send notifications.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name.hasPrefix("127.") || name == "::1" || name == "[::1]"
+    }
+
     public init(host: String, registrationPort: Int, notificationPort: Int) {
         self.host = host
         self.registrationPort = registrationPort

@@ -28,6 +28,8 @@ struct GatewayCommand: AsyncParsableCommand {
     var relayProductionApp: String?
     @Option(help: "Take pushd's UDP packets on HOST:REGISTRATION_PORT,NOTIFICATION_PORT (pushd's: 127.0.0.1:7734,7874). Off unless given.")
     var pushdUdp: String?
+    @Flag(help: "Allow --pushd-udp on an address other than loopback. pushd's protocol has no authentication: anyone who reaches the ports can register devices and send notifications.")
+    var pushdUdpPublic = false
     @Option(help: "The APNs app pushd's groups and notifications belong to. Default \"default\".")
     var pushdApp: String?
     @Option(help: "Job queue (without a file; the file's worker.job_queue otherwise). Default push.jobs.")
@@ -93,6 +95,9 @@ struct GatewayCommand: AsyncParsableCommand {
             if let udp = pushdUdp ?? section.pushdUDP { settings.pushd = try PushdEndpoints(parsing: udp) }
         } catch {
             throw ValidationError(error.message)
+        }
+        if let endpoints = settings.pushd, !endpoints.isLoopback, !pushdUdpPublic {
+            throw ValidationError("--pushd-udp: \(endpoints.host) is not a loopback address, and pushd's UDP protocol has no authentication (anyone who reaches the ports can register devices and send notifications). Listen on 127.0.0.1 behind your own filtering, or add --pushd-udp-public to accept that")
         }
         if let idleTimeout {
             guard (1...3600).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 1 to 3600 seconds, got \(idleTimeout)") }

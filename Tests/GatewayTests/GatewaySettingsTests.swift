@@ -27,3 +27,15 @@ struct GatewaySettingsTests {
         #expect(throws: GatewaySettingError.self) { try ListenAddress(parsing: "host:99999") }
     }
 }
+
+/// pushd's UDP protocol has no authentication: only loopback is taken without --pushd-udp-public.
+@Suite struct PushdLoopbackTests {
+    @Test func onlyLoopbackAddressesCountAsLoopback() throws {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "::1"] {
+            #expect(PushdEndpoints(host: host, registrationPort: 1, notificationPort: 2).isLoopback, "\(host)")
+        }
+        for host in ["0.0.0.0", "10.0.0.5", "192.168.1.2", "example.com", "::"] {
+            #expect(!PushdEndpoints(host: host, registrationPort: 1, notificationPort: 2).isLoopback, "\(host)")
+        }
+    }
+}
