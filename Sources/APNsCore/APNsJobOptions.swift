@@ -3,6 +3,7 @@ import PushCore
 /// A job's APNs fields (README "The job"): what becomes the `apns-push-type`, `apns-priority`,
 /// `apns-collapse-id` and `apns-topic` headers of its requests.
 public struct APNsJobOptions: PlatformOptions, Hashable {
+    public var platformName: String { "apns" }
     public var pushType: APNsPushType
     /// 10, 5 or 1.
     public var priority: Int

@@ -3,6 +3,7 @@ import PushCore
 /// A job's FCM fields: what the worker adds to the message's `android` object (`priority`,
 /// `collapse_key`; `ttl` comes from the shared `expiration`).
 public struct FCMJobOptions: PlatformOptions, Hashable {
+    public var platformName: String { "fcm" }
     /// 10, 5 or 1, as for APNs; nil: FCM's default (HIGH for notification messages, NORMAL for data).
     public var priority: Int?
     /// From `collapse_id`: a newer message with the same key replaces an undelivered one.

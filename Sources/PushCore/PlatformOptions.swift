@@ -2,6 +2,9 @@
 /// id, topic). The shared job model carries them without knowing them: the platform's module
 /// makes them (its `PlatformJobRules`) and reads them (APNsCore's `PushJob.apns`).
 public protocol PlatformOptions: Sendable {
+    /// The platform that made them, as its `PlatformJobRules.platformName`: a job is sent only by
+    /// an app of that platform (a reload may change an app's platform while its jobs are in flight).
+    var platformName: String { get }
     /// Writes the options back as the job fields they were read from (`PushJob.encoded()`).
     func write(into writer: inout JSONWriter)
     /// Equality across platforms: false unless `other` has the same type and equal values.

@@ -3,6 +3,7 @@ import PushCore
 /// A job's Web Push fields: what becomes the `Urgency` and `Topic` headers of its requests
 /// (RFC 8030 §5.3, §5.4). `TTL` comes from the shared `expiration`.
 public struct WebPushJobOptions: PlatformOptions, Hashable {
+    public var platformName: String { "webpush" }
     /// 10, 5 or 1, as for APNs; nil: no `Urgency` header (the push service's default, normal).
     public var priority: Int?
     /// From `collapse_id`: a newer message with the same topic replaces an undelivered one.

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import PushCore
 import PushTransport
 
 /// The apps a worker serves, replaceable while it runs (SIGHUP). A job finds its app's transport
@@ -58,6 +59,18 @@ final class AppRoster: Sendable {
     func app(_ name: String) -> ServedApp? {
         state.withLockedValue { state in
             state.current.apps[name] ?? state.replaced.lazy.compactMap { $0.apps[name] }.first
+        }
+    }
+
+    /// The app that sends `job`: the current one while it is of the platform the job was parsed
+    /// for, else the one of an earlier generation the job began with (a reload changed its
+    /// platform meanwhile: the new app's transport cannot read the job's options). nil when no
+    /// generation has such an app.
+    func app(for job: PushJob) -> ServedApp? {
+        let platform = job.options.platformName
+        return state.withLockedValue { state in
+            if let app = state.current.apps[job.app], app.rules.platformName == platform { return app }
+            return state.replaced.lazy.compactMap { $0.apps[job.app] }.first { $0.rules.platformName == platform }
         }
     }
 

@@ -38,8 +38,13 @@ extension JobProcessor {
         if JobPlan.isExpired(job, now: now) {
             settlement.counts.devices += devices.count
             for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
+        } else if !devices.isEmpty, roster.app(for: job) == nil {
+            // Unreachable while the roster keeps each generation until its jobs leave; said, not a crash.
+            log.logger.error("no app \(job.app) of the job's platform in any generation; its devices fail")
+            settlement.counts.devices += devices.count
+            for device in devices { settlement.fail(device, status: 0, reason: "AppChangedPlatform") }
         } else if !devices.isEmpty {
-            let app = roster.app(job.app)!
+            let app = roster.app(for: job)!
             let transport = app.transport
             let ids = RequestIDRange(count: devices.count)
             var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,

@@ -77,12 +77,12 @@ final class JobProcessor: Sendable {
         }
         let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
         observe(plan, bodyBytes: delivery.body.count)
-        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app), !job.bulk || isInBulkLane(delivery) else {
+        // Parsing found the app; a reload since keeps its transport until this job settles.
+        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app), !job.bulk || isInBulkLane(delivery),
+              let app = roster.app(for: job) else {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
-        // Parsing found the app; a reload since keeps its transport until this job settles.
-        let app = roster.app(job.app)!
         let transport = app.transport
         let ids = RequestIDRange(count: job.tokens.count)
         DeliveryRound.send(job, to: job.tokens, ids: ids, with: transport, budget: devicesInFlight, deliveredAt: started,

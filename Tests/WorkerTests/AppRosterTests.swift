@@ -2,6 +2,7 @@ import APNs
 import APNsCore
 import Logging
 import NIOConcurrencyHelpers
+import PushCore
 import PushTransport
 import Testing
 @testable import Worker
@@ -73,5 +74,34 @@ import Testing
         let closedBySecond = await roster.retire(generation1)
         #expect(closedByFirst.isEmpty)
         #expect(closedBySecond.count == 1 && closedBySecond.first === first)
+    }
+
+    /// Rules of another platform: a reload may turn an app into one.
+    struct OtherPlatformRules: PlatformJobRules {
+        var platformName: String { "webpush" }
+        var fieldNames: [String] { [] }
+        var payloadDescription: String { "" }
+        func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions {
+            throw JobRejection(field: nil, "not used")
+        }
+        func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken {
+            throw DeviceProblem("not used")
+        }
+    }
+
+    /// A reload that changes an app's platform while its jobs are in flight: a job parsed for the
+    /// old platform is sent by the app it began with, never by the new one (whose transport would
+    /// meet options it cannot read: a precondition failure took the process down).
+    @Test func aJobKeepsTheAppOfItsPlatformAcrossAReload() throws {
+        let apns = try Self.client("a")
+        let roster = AppRoster(apps: Self.served(["a": apns]))
+        let earlier = roster.enter()
+        let job = PushJob(id: "j", app: "a", tokens: [], payload: Array("{}".utf8))
+        let other = ServedApp(transport: try Self.client("w"), rules: OtherPlatformRules(), pruneInvalidTokens: false,
+                              metrics: WorkerMetrics().appMetrics(app: "a", platform: "webpush"))
+        _ = roster.replace(with: ["a": other], keeping: [])
+        #expect(roster.app("a")?.rules.platformName == "webpush", "new jobs get the new app")
+        #expect(roster.app(for: job)?.transport === apns, "the APNs job keeps the APNs app it began with")
+        roster.leave(earlier)
     }
 }
