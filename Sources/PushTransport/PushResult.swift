@@ -39,6 +39,7 @@ public struct PushResult: Sendable, Hashable {
         let reason: String = switch error.code {
         case .connectFailed: "ConnectFailed"
         case .tlsFailed: "TLSFailed"
+        case .addressNotAllowed: "EndpointNotAllowed"
         case .refused: "Refused"
         case .connectionLost: "ConnectionLost"
         case .timeout: "Timeout"
@@ -47,7 +48,10 @@ public struct PushResult: Sendable, Hashable {
         case .shutdown: "Shutdown"
         default: "\(error.code)"
         }
-        if error.code == .tlsFailed {
+        if error.code == .addressNotAllowed {
+            // The host names a network the client may not reach: no retry or wait can change that.
+            self.init(status: 0, reason: reason, outcome: .permanentFailure(reason: "\(reason): \(error.message)"))
+        } else if error.code == .tlsFailed {
             // A refused or expired client certificate, or a server we cannot verify: no device is to
             // blame and every other one would fail the same way, so the worker pauses instead.
             self.init(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))
