@@ -64,6 +64,8 @@ apps:
   - name: web
     platform: webpush                    # each subscription's endpoint names its push service
     ca_file: $state/sandbox/ca.pem       # the sandbox's push service
+    allow_private_endpoints: true        # the sandbox is on 127.0.0.1: off, such endpoints are refused
+    allowed_endpoint_ports: [8443]       # and on port 8443 (443 only by default)
     vapid:
       private_key: {env: VAPID_PRIVATE_KEY}
       public_key: $VAPID_PUBLIC_KEY

@@ -31,6 +31,14 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// fails with `.responseTooLarge`, so a server streaming an endless body or header flood costs
     /// at most this much memory per stream.
     public var responseLimits = HTTP2ResponseLimits()
+    /// Connect to public addresses only (`IPAddressScope.global`). Each connection resolves the
+    /// host afresh, drops every address that is not public and connects to one that is left, so
+    /// no second lookup can swap in another between the check and the connect; SNI, certificate
+    /// verification and `:authority` keep the host name. When none is left, requests fail with
+    /// `.addressNotAllowed` and nothing is connected. Through a proxy the proxy resolves the name,
+    /// so this does not apply (the proxy's own address is the operator's choice). Off by default:
+    /// APNs' and FCM's hosts come from the configuration, not from the devices.
+    public var onlyGlobalAddresses = false
 
     public init(host: String, port: Int) {
         self.host = host

@@ -11,6 +11,9 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         public static let connectFailed = Code("connectFailed")
         /// Handshake, certificate verification, or ALPN other than h2: the request was never sent.
         public static let tlsFailed = Code("tlsFailed")
+        /// The host resolved only to addresses `onlyGlobalAddresses` refuses: nothing was
+        /// connected, the request was never sent.
+        public static let addressNotAllowed = Code("addressNotAllowed")
         /// Refused by the server (REFUSED_STREAM or above a GOAWAY's last stream id) more often
         /// than the pool resubmits: the server did not process it.
         public static let refused = Code("refused")
@@ -41,7 +44,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
 
     /// True when the server cannot have processed the request, so resending it cannot duplicate it.
     public var requestWasNotProcessed: Bool {
-        [Code.connectFailed, .tlsFailed, .refused, .unsent].contains(code)
+        [Code.connectFailed, .tlsFailed, .addressNotAllowed, .refused, .unsent].contains(code)
     }
 
     public var description: String { "HTTP/2 \(code): \(message)" }

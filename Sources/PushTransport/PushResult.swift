@@ -39,6 +39,7 @@ public struct PushResult: Sendable, Hashable {
         let reason: String = switch error.code {
         case .connectFailed: "ConnectFailed"
         case .tlsFailed: "TLSFailed"
+        case .addressNotAllowed: "EndpointNotAllowed"
         case .refused: "Refused"
         case .connectionLost: "ConnectionLost"
         case .timeout: "Timeout"
@@ -48,8 +49,9 @@ public struct PushResult: Sendable, Hashable {
         case .responseTooLarge: "ResponseTooLarge"
         default: "\(error.code)"
         }
-        if error.code == .responseTooLarge {
-            // A server that will not answer within bounds would do it again: this device's failure.
+        if error.code == .responseTooLarge || error.code == .addressNotAllowed {
+            // A server that will not answer within bounds would do it again, and a host in a
+            // network the client may not reach stays there: this device's failure, not a wait.
             self.init(status: 0, reason: reason, outcome: .permanentFailure(reason: "\(reason): \(error.message)"))
         } else if error.code == .tlsFailed {
             // A refused or expired client certificate, or a server we cannot verify: no device is to

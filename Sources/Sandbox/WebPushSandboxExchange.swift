@@ -18,7 +18,8 @@ struct WebPushSandboxAnswer: Sendable {
 }
 
 /// A push service's side of RFC 8030, RFC 8291 and RFC 8292, as strict as the strictest service:
-///   POST /wp/<id>  a message for a subscription: 404 unknown, 410 unsubscribed, 401/403 VAPID,
+///   POST /wp/<id>  a message for a subscription: 404 unknown, 410 unsubscribed, 401/403 VAPID
+///                  (401 "VAPID public key mismatch" for a key not the subscription's),
 ///                  scripted rules, 400 without TTL or with a body that does not decrypt, 415 for an
 ///                  encoding other than aes128gcm, 413 over 4096 bytes, else 201 with `Location`
 ///                  and the TTL kept (at most `maxTTL`).
@@ -93,7 +94,10 @@ struct WebPushSandboxExchange: Sendable {
         record.vapidKey = Base64.encode(verified.publicKey, urlSafe: true, padded: false)
         if state.isRevoked(verified.publicKey) { return Self.refusal(403, "BadJwtToken: this VAPID key was revoked") }
         if let expected = subscription.applicationServerKey, expected != verified.publicKey {
-            return Self.refusal(403, "BadJwtToken: the VAPID key is not the subscription's applicationServerKey")
+            // Mozilla's answer for a subscription made with another key (FCM's is a 403 whose
+            // text says the credentials "do not correspond" to the subscription's).
+            return WebPushSandboxAnswer(status: 401, headers: [("content-type", "application/json")],
+                                        body: #"{"code":401,"errno":109,"error":"Unauthorized","message":"VAPID public key mismatch"}"#)
         }
         if let rule = state.rule(for: id) {
             var answer = Self.refusal(rule.status, rule.reason ?? "Scripted")
@@ -130,8 +134,10 @@ struct WebPushSandboxExchange: Sendable {
     }
 
     private static func reason(in body: String) -> String? {
-        guard case let .object(members)? = try? JSONValue.parse(Array(body.utf8)), case let .string(reason)? = members["reason"] else { return nil }
-        return reason
+        guard case let .object(members)? = try? JSONValue.parse(Array(body.utf8)) else { return nil }
+        if case let .string(reason)? = members["reason"] { return reason }
+        if case let .string(message)? = members["message"] { return message }
+        return nil
     }
 
     private func control(_ request: WebPushSandboxRequest) -> WebPushSandboxAnswer {

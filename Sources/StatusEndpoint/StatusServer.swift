@@ -10,7 +10,9 @@ import Worker
 /// `--status-port`: a small HTTP/1.1 endpoint for people, orchestrators and Prometheus.
 ///   GET /status   the worker's status as JSON (credential problems, connections, counts, latency)
 ///   GET /readyz   200 "ok" while the worker can take jobs, 503 with the reason otherwise (RabbitMQ or
-///                 Redis down, credentials refused, consumption paused): for a readiness probe
+///                 Redis down, results unpublishable, consumption paused for the whole worker): for
+///                 a readiness probe. One app's refused credentials or unreachable platform hold
+///                 back that app only and leave it 200 (`/status` names them)
 ///   GET /healthz  the same as /readyz (its older name)
 ///   GET /livez    200 while the process's loops turn, 503 naming a loop that has run without
 ///                 coming back to its wait for longer than `livenessLimit`: for a liveness probe
@@ -117,7 +119,7 @@ private final class StatusHTTPHandler: ChannelInboundHandler {
             (code, body) = (.ok, status.json())
             contentType = "application/json"
         case (.GET, "/readyz"), (.GET, "/healthz"):
-            if let problem = status.problem {
+            if let problem = status.readinessProblem {
                 (code, body) = (.serviceUnavailable, Array((String(problem.prefix(500)) + "\n").utf8))
             } else {
                 (code, body) = (.ok, Array("ok\n".utf8))

@@ -5,44 +5,66 @@ import PushTransport
 /// What a push service's answer to one message means (RFC 8030 §5 and §8, and what the services
 /// do beyond it): 201 accepted; 404 and 410 the subscription is gone (FCM's web endpoints answer
 /// 404 since 2024, Mozilla, Apple and Microsoft 410); 413 the body is too large; 429 and 5xx try
-/// again, after `Retry-After` when given; 401 and 403 (and a 400 about the VAPID token) the VAPID
-/// key or subject is refused, which no device can cure: the app pauses. Anything else is this
-/// message's failure.
+/// again, after `Retry-After` when given; 401 and 403 (and a 400 about the VAPID token) a refusal
+/// of the VAPID token, whose meaning depends on the other answers (`WebPushRefusalJudge`).
+/// Anything else is this message's failure.
 public enum WebPushAnswer {
-    /// - Parameters:
-    ///   - vapid: names the key and subject in a credentials problem.
-    ///   - now: UNIX seconds, for a `Retry-After` date.
-    public static func result(status: Int, headers: [HTTP2Header], body: [UInt8], vapid: String, now: Int) -> PushResult {
+    /// A refused VAPID token: the service's status and words, and whether they say the key is not
+    /// the one the subscription was made with.
+    public struct Refusal: Sendable, Hashable {
+        public var status: Int
+        public var reason: String
+        /// FCM's 403 "the VAPID credentials in the authorization header do not correspond to the
+        /// credentials used to create the subscriptions", Mozilla's 401 "VAPID public key mismatch"
+        /// (errno 109): the subscription belongs to another key, for good.
+        public var keyMismatch: Bool
+
+        public init(status: Int, reason: String, keyMismatch: Bool) {
+            self.status = status
+            self.reason = reason
+            self.keyMismatch = keyMismatch
+        }
+    }
+
+    public enum Reading: Sendable, Hashable {
+        case result(PushResult)
+        case refusal(Refusal)
+    }
+
+    /// - Parameter now: UNIX seconds, for a `Retry-After` date.
+    public static func read(status: Int, headers: [HTTP2Header], body: [UInt8], now: Int) -> Reading {
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         let location = header("location")
         let detail = reason(from: body)
         switch status {
         case 200...202:
-            return PushResult(status: status, reason: nil, requestID: location, outcome: .sent)
+            return .result(PushResult(status: status, reason: nil, requestID: location, outcome: .sent))
         case 404, 410:
             let reason = detail ?? (status == 410 ? "Gone" : "NotFound")
-            return PushResult(status: status, reason: reason, requestID: location, outcome: .tokenInvalid(reason: reason))
+            return .result(PushResult(status: status, reason: reason, requestID: location, outcome: .tokenInvalid(reason: reason)))
         case 413:
             let reason = detail ?? "PayloadTooLarge"
-            return PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason))
+            return .result(PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason)))
         case 429, 500...599:
             let reason = detail ?? (status == 429 ? "TooManyRequests" : "HTTP \(status)")
             let wait = header("retry-after").flatMap { RetryAfter.delay($0, now: now) }
-            return PushResult(status: status, reason: reason, outcome: .retryable(reason: reason), retryAfter: wait)
+            return .result(PushResult(status: status, reason: reason, outcome: .retryable(reason: reason), retryAfter: wait))
         case 401, 403:
             let reason = detail ?? (status == 401 ? "Unauthorized" : "Forbidden")
-            return PushResult(status: status, reason: reason, outcome: .credentialsProblem(reason: credentialsMessage(status: status, reason: reason, vapid: vapid)))
+            return .refusal(Refusal(status: status, reason: reason, keyMismatch: isKeyMismatch(reason)))
         case 400 where detail.map(isAboutVAPID) ?? false:
             let reason = detail ?? "BadRequest"
-            return PushResult(status: status, reason: reason, outcome: .credentialsProblem(reason: credentialsMessage(status: status, reason: reason, vapid: vapid)))
+            return .refusal(Refusal(status: status, reason: reason, keyMismatch: isKeyMismatch(reason)))
         default:
             let reason = detail ?? "HTTP \(status)"
-            return PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason))
+            return .result(PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason)))
         }
     }
 
-    static func credentialsMessage(status: Int, reason: String, vapid: String) -> String {
-        "the push service refused the VAPID credentials (HTTP \(status) \(reason)): check \(vapid)"
+    /// The services' words for a subscription made with another key (see `Refusal.keyMismatch`).
+    static func isKeyMismatch(_ reason: String) -> Bool {
+        let lowered = reason.lowercased()
+        return lowered.contains("mismatch") || lowered.contains("do not correspond") || lowered.contains("does not correspond")
     }
 
     /// A refusal that names the token, the key or `Authorization` is about VAPID (Apple's

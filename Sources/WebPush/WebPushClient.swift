@@ -1,5 +1,6 @@
 import HTTP2
 import Logging
+import NIOConcurrencyHelpers
 import PushCore
 import PushTransport
 import WebPushCore
@@ -14,6 +15,8 @@ public final class WebPushClient: PushTransport {
     private let vapid: VAPIDTokenCache
     /// What a VAPID refusal tells the operator to check; made once, not per message.
     private let credentialsHint: String
+    private let endpointRule: WebPushEndpointRule
+    private let judge: NIOLockedValueBox<WebPushRefusalJudge>
     private let logger: Logger
 
     public init(configuration: WebPushConfiguration, logger: Logger) {
@@ -21,6 +24,8 @@ public final class WebPushClient: PushTransport {
         self.pools = WebPushOriginPools(configuration: configuration, logger: logger)
         self.vapid = VAPIDTokenCache(key: configuration.vapidKey, subject: configuration.subject)
         self.credentialsHint = configuration.credentialsHint
+        self.endpointRule = WebPushEndpointRule(configuration)
+        self.judge = NIOLockedValueBox(WebPushRefusalJudge(trusted: configuration.trustedPushServices))
         self.logger = logger
     }
 
@@ -46,6 +51,10 @@ public final class WebPushClient: PushTransport {
                 throw WebPushError(.invalidSubscriptionKey, field: error.field, error.problem)
             }
             origin = try WebPushEndpointOrigin(endpoint: subscription.endpoint)
+            if let refusal = endpointRule.refusal(of: origin) {
+                completion(PushResult(status: 0, reason: "EndpointNotAllowed", outcome: .permanentFailure(reason: "EndpointNotAllowed: \(refusal)")))
+                return
+            }
             let keys = try WebPushSubscriptionKeys(subscription)
             body = try encryptors.withEncryptor { (encryptor) throws(WebPushError) in try encryptor.encrypt(job.payload, for: keys) }
             headers = WebPushRequestHeaders.fields(options: job.webPush, expiration: job.expiration, now: now,
@@ -69,16 +78,42 @@ public final class WebPushClient: PushTransport {
             return
         }
         let path = WebPushEndpointOrigin.path(of: device.identity)
-        let pools = pools, hint = credentialsHint
+        let pools = pools, hint = credentialsHint, judge = judge, subscription = device.identity
         client.send(headers: client.sharedHeaders(method: "POST", headers: headers), path: path, body: body) { result in
             pools.finished(origin)
             switch result {
             case let .success(response):
-                completion(WebPushAnswer.result(status: response.status, headers: response.headers, body: response.body,
-                                                vapid: hint, now: UnixTime.now().seconds))
+                switch WebPushAnswer.read(status: response.status, headers: response.headers, body: response.body, now: UnixTime.now().seconds) {
+                case let .result(answer):
+                    if answer.outcome == .sent { judge.withLockedValue { $0.accepted(origin, at: .now) } }
+                    completion(answer)
+                case let .refusal(refusal):
+                    let verdict = judge.withLockedValue { $0.refused(origin, subscription: subscription, at: .now) }
+                    completion(Self.result(refusal, verdict: verdict, origin: origin, hint: hint))
+                }
             case let .failure(error):
                 completion(Self.result(transportError: error, origin: origin))
             }
+        }
+    }
+
+    /// A refused VAPID token, as `WebPushRefusalJudge` reads it: the app's credentials (held, the
+    /// app pauses); the subscription's own, where its service accepts this app's messages (gone
+    /// for good when it was made with another key, else this message failed); or not yet known,
+    /// which retries the device along the ladder (an attempt used) and never holds it untouched.
+    static func result(_ refusal: WebPushAnswer.Refusal, verdict: WebPushRefusalJudge.Verdict, origin: WebPushEndpointOrigin,
+                       hint: String) -> PushResult {
+        let reason = refusal.reason
+        switch verdict {
+        case let .app(evidence):
+            return PushResult(status: refusal.status, reason: reason, outcome: .credentialsProblem(
+                reason: "the push services refused the VAPID credentials (\(evidence); last HTTP \(refusal.status) \(reason)): check \(hint)"))
+        case .subscription(confirmed: true):
+            return PushResult(status: refusal.status, reason: reason,
+                              outcome: refusal.keyMismatch ? .tokenInvalid(reason: reason) : .permanentFailure(reason: reason))
+        case .subscription(confirmed: false):
+            return PushResult(status: refusal.status, reason: reason, outcome: .retryable(
+                reason: "\(reason) (HTTP \(refusal.status) from \(origin), which accepted none of this app's messages lately)"))
         }
     }
 
@@ -103,6 +138,10 @@ public final class WebPushClient: PushTransport {
     /// fails its devices at once: the worker sends over HTTP/2 only.
     static func result(transportError error: HTTP2Error, origin: WebPushEndpointOrigin) -> PushResult {
         var result = PushResult(transportError: error)
+        if error.code == .addressNotAllowed {
+            result.outcome = .permanentFailure(reason: "EndpointNotAllowed: \(error.message) (allow_private_endpoints is off)")
+            return result
+        }
         if error.code == .tlsFailed, error.message.contains("ALPN") {
             let reason = "HTTP2NotOffered: the push service \(origin) does not offer HTTP/2 (ALPN h2); Pushworker sends Web Push over HTTP/2 only"
             result.reason = "HTTP2NotOffered"
@@ -122,8 +161,8 @@ public final class WebPushClient: PushTransport {
     /// run out, so no answer asks for new ones.
     public func renewCredentialsAndResend(_ results: inout [PushResult], resend: ([Int]) async -> [PushResult]) async -> Int { 0 }
 
-    /// A refused VAPID key or subject can only be the configuration's; any other answer is the
-    /// subscription's own.
+    /// A refusal judged the app's (`WebPushRefusalJudge`) is the configuration's; any other answer
+    /// is the subscription's own.
     public func configurationFit(of result: PushResult, job: PushJob) -> ConfigurationFit {
         guard result.status != 0 else { return .unknown }
         if case let .credentialsProblem(reason) = result.outcome { return .misconfigured(reason: reason) }

@@ -20,6 +20,18 @@ public struct WebPushConfiguration: Sendable {
     /// Streams per connection at most; the service's SETTINGS_MAX_CONCURRENT_STREAMS bounds it too.
     public var maxStreamsPerConnection = 100
     public var maxNotificationsPerSecondPerConnection: Int?
+    /// Send to endpoints whose host is (or resolves to) a loopback, private, link-local or other
+    /// non-public address (`IPAddressScope`). Off: subscriptions are written by anyone, and one
+    /// at `https://127.0.0.1:6379/` would otherwise have the worker connect to its own network.
+    /// On for a local test service or an on-premises push service.
+    public var allowPrivateEndpoints = false
+    /// The endpoint ports sent to; nil: any. Separate from `allowPrivateEndpoints`, which leaves
+    /// it as it is: an app that may reach its on-premises service still cannot be pointed at
+    /// another port of the same network (Redis, a database).
+    public var allowedEndpointPorts: Set<Int>? = [443]
+    /// Push services whose refusals of several subscriptions say the app's VAPID key or subject is
+    /// refused (`WebPushRefusalJudge`): host names, `*.` for a domain's hosts, `:port` when not 443.
+    public var trustedPushServices = WebPushServiceName.wellKnown
     /// Remove subscriptions the service calls gone from the groups the job's devices came from.
     public var pruneInvalidTokens = false
     public var requestTimeout: Duration = .seconds(30)

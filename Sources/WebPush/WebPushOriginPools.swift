@@ -93,6 +93,8 @@ final class WebPushOriginPools: Sendable {
         var http = HTTP2ClientConfiguration(host: origin.host, port: origin.port)
         http.extraCAFile = configuration.extraCAFile
         http.proxy = configuration.proxy
+        // The endpoint came from a browser, so from anyone: connect to public addresses only.
+        http.onlyGlobalAddresses = !configuration.allowPrivateEndpoints
         http.minConnections = 0
         http.maxConnections = configuration.maxConnectionsPerOrigin
         http.maxStreamsPerConnection = configuration.maxStreamsPerConnection

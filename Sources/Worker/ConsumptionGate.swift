@@ -144,7 +144,7 @@ final class ConsumptionGate: Sendable {
             heldAppCount.store(state.heldApps.count, ordering: .relaxed)
             return (action, state.pauses)
         }
-        status.setPauses(pauses.map(\.description).sorted())
+        status.setPauses(pauses.map(\.description).sorted(), ofTheWorker: pauses.filter { $0.app == nil }.map(\.description).sorted())
         return action
     }
 

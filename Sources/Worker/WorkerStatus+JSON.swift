@@ -5,6 +5,20 @@ extension WorkerStatus {
     /// expected, and no app's credentials are being refused.
     public var isHealthy: Bool { problem == nil }
 
+    /// Whether this worker can do its work (`/readyz`): what `problem` names, less what belongs to
+    /// one app (its credentials refused, its platform unreachable). Those hold back that app's
+    /// jobs only, another worker would meet the same refusal, and a push service is anyone's to
+    /// run (Web Push); `/status` and the metrics still show them.
+    public var readinessProblem: String? {
+        let snapshot = self.snapshot
+        if !snapshot.amqpConnected { return "not connected to RabbitMQ" }
+        if let results = snapshot.resultsProblem { return results }
+        if let consumer = snapshot.consumerProblem { return consumer }
+        if let redis = snapshot.redisProblem { return "Redis: \(redis)" }
+        if let pause = snapshot.workerPauses.first { return "consumption paused: \(pause)" }
+        return nil
+    }
+
     /// What makes the worker unhealthy, in words (`/healthz` answers it with 503); nil when healthy.
     public var problem: String? {
         let snapshot = self.snapshot
@@ -26,6 +40,7 @@ extension WorkerStatus {
         let latency = self.latency.summary
         var writer = JSONWriter()
         writer.rawField("healthy", isHealthy ? "true" : "false")
+        writer.rawField("ready", readinessProblem == nil ? "true" : "false")
         writer.rawField("amqp_connected", snapshot.amqpConnected ? "true" : "false")
         writer.field("redis_problem", snapshot.redisProblem)
         var problems = JSONWriter()

@@ -29,6 +29,8 @@ public final class WorkerStatus: Sendable {
         public var consumerProblem: String?
         /// Why consumption is paused (empty while jobs are taken).
         public var pauses: [String] = []
+        /// The pauses of the whole worker among `pauses` (not one app's credentials or platform).
+        public var workerPauses: [String] = []
     }
 
     private let state = NIOLockedValueBox(Snapshot())
@@ -103,5 +105,10 @@ public final class WorkerStatus: Sendable {
             return (state.consumerProblem == nil) != (text == nil)
         }
     }
-    func setPauses(_ pauses: [String]) { state.withLockedValue { $0.pauses = pauses } }
+    func setPauses(_ pauses: [String], ofTheWorker worker: [String]) {
+        state.withLockedValue { state in
+            state.pauses = pauses
+            state.workerPauses = worker
+        }
+    }
 }

@@ -7,6 +7,12 @@ public struct AppEntry: Sendable, Equatable {
         case apns, fcm, webpush
     }
 
+    /// `allowed_endpoint_ports`: a list of ports, or `any`.
+    public enum EndpointPorts: Sendable, Equatable {
+        case any
+        case only(Set<Int>)
+    }
+
     public enum Credentials: Sendable, Equatable {
         /// A .p8 key with its Key ID and Team ID.
         case token(key: SecretSource, keyID: String, teamID: String)
@@ -34,6 +40,10 @@ public struct AppEntry: Sendable, Equatable {
     public var notificationsPerSecond: Int?
     /// Web Push: push-service origins with connections at once.
     public var maxOrigins: Int?
+    /// Web Push: send to endpoints on loopback, private and other non-public addresses.
+    public var allowPrivateEndpoints: Bool?
+    /// Web Push: the endpoint ports sent to.
+    public var allowedEndpointPorts: EndpointPorts?
     /// Remove tokens APNs calls invalid from the groups they came from.
     public var pruneInvalidTokens: Bool?
     public var pingInterval: Duration?

@@ -19,11 +19,12 @@ public enum ConfigurationFileReader {
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
         "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins", "service_account",
+        "allow_private_endpoints", "allowed_endpoint_ports",
     ]
     /// The settings only some platforms have: given for another, they would be silently ignored.
     static let platformKeys: [AppEntry.Platform: Set<String>] = [
         .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"],
-        .webpush: ["vapid", "max_origins"],
+        .webpush: ["vapid", "max_origins", "allow_private_endpoints", "allowed_endpoint_ports"],
         .fcm: ["service_account", "url"],
     ]
 
@@ -189,6 +190,8 @@ public enum ConfigurationFileReader {
             var app = AppEntry(name: name ?? "", platform: platform, credentials: credentials ?? .pkcs12(file: "", password: nil), field: field)
             readConnectionSettings(values, at: field, into: &app, reader: &reader)
             app.maxOrigins = reader.int(values["max_origins"], at: "\(field).max_origins", range: 1...1000)
+            app.allowPrivateEndpoints = reader.bool(values["allow_private_endpoints"], at: "\(field).allow_private_endpoints")
+            app.allowedEndpointPorts = readEndpointPorts(values["allowed_endpoint_ports"], at: "\(field).allowed_endpoint_ports", reader: &reader)
             app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
             return reader.findings.count == before && name != nil && credentials != nil ? app : nil
         }
@@ -226,6 +229,37 @@ public enum ConfigurationFileReader {
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
         app.pruneInvalidTokens = reader.bool(values["prune_invalid_tokens"], at: "\(field).prune_invalid_tokens")
+    }
+
+    /// `allowed_endpoint_ports: [443, 8443]`, or `any`.
+    static func readEndpointPorts(_ node: Node?, at field: String, reader: inout NodeReader) -> AppEntry.EndpointPorts? {
+        guard let node else { return nil }
+        if node.scalar != nil {
+            guard let text = reader.string(node, at: field) else { return nil }
+            if text == "any" { return .any }
+            reader.fail(field, at: node, "expected a list of ports such as [443, 8443], or any, got \"\(text)\"")
+            return nil
+        }
+        guard case let .sequence(items) = node else {
+            reader.fail(field, at: node, "expected a list of ports such as [443, 8443], or any, got \(NodeReader.kind(node))")
+            return nil
+        }
+        guard !items.isEmpty else {
+            reader.fail(field, at: node, "the list is empty: give the ports push services may use, such as [443], or any")
+            return nil
+        }
+        var ports = Set<Int>()
+        var complete = true
+        for (index, item) in items.enumerated() {
+            let before = reader.findings.count
+            if let port = reader.int(item, at: "\(field)[\(index)]", range: 1...65535) {
+                ports.insert(port)
+            } else {
+                complete = false
+                if reader.findings.count == before { reader.fail("\(field)[\(index)]", at: item, "expected a port, 1…65535, got nothing") }
+            }
+        }
+        return complete ? .only(ports) : nil
     }
 
     /// `service_account: {file: PATH}` or `{env: VARIABLE}`: the key file Google's console gives.

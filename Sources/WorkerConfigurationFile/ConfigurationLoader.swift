@@ -145,6 +145,12 @@ public enum ConfigurationLoader {
         guard let key, let subject, findings.count == before else { return nil }
         var configuration = WebPushConfiguration(vapidKey: key, subject: subject)
         if let value = app.maxOrigins { configuration.maxOrigins = value }
+        if let value = app.allowPrivateEndpoints { configuration.allowPrivateEndpoints = value }
+        switch app.allowedEndpointPorts {
+        case .any: configuration.allowedEndpointPorts = nil
+        case let .only(ports): configuration.allowedEndpointPorts = ports
+        case nil: break
+        }
         ConnectionSettingKeys<WebPushConfiguration>.webPush.apply(app, to: &configuration, fail: fail)
         return findings.count == before ? configuration : nil
     }

@@ -95,6 +95,9 @@ public enum EffectiveConfigurationText {
         lines.append(contentsOf: credentialLines(app.credentials))
         lines.append("      public_key: \(quoted(webPush.vapidKey.publicKeyBase64URL))")
         lines.append("    max_origins: \(webPush.maxOrigins)")
+        lines.append("    allow_private_endpoints: \(webPush.allowPrivateEndpoints)")
+        let ports = webPush.allowedEndpointPorts.map { "[" + $0.sorted().map(String.init).joined(separator: ", ") + "]" } ?? "any"
+        lines.append("    allowed_endpoint_ports: \(ports)")
         return lines + connectionLines(webPush, .webPush, app: app)
     }
 

@@ -18,12 +18,14 @@ struct MixedFleetTests {
         let fcm: FCMSandbox
     }
 
+    /// - Parameter trustSandbox: the Web Push sandbox counts as a trusted push service, whose
+    ///   refusals of several subscriptions blame the app's key (`WebPushRefusalJudge`).
     static func withMixedFleet(credentialsRetryInterval: Duration = .seconds(60), retryDelays: [Duration] = [.milliseconds(300), .milliseconds(300)],
-                               configure: (inout WorkerConfiguration) -> Void = { _ in },
+                               trustSandbox: Bool = false, configure: (inout WorkerConfiguration) -> Void = { _ in },
                                _ body: (PipelineFixture, WebPushWorld) async throws -> Void) async throws {
         try await PipelineFixture.with { fixture in
             let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
-            _ = try await sandbox.start()
+            let sandboxPort = try await sandbox.start()
             var fcmSandboxConfiguration = SandboxConfiguration()
             fcmSandboxConfiguration.port = 0
             // A directory of its own: its service-account file names its port.
@@ -35,6 +37,10 @@ struct MixedFleetTests {
             let key = try VAPIDKey.generate()
             var web = WebPushConfiguration(vapidKey: key, subject: try VAPIDSubject("mailto:push@example.com"))
             web.extraCAFile = fixture.sandbox.material.caCertificateFile
+            // The sandbox is on 127.0.0.1, on a port of its own.
+            web.allowPrivateEndpoints = true
+            web.allowedEndpointPorts = nil
+            if trustSandbox { web.trustedPushServices = [try #require(WebPushServiceName("127.0.0.1:\(sandboxPort)"))] }
             // The services' own timeout: a request merely slow on a loaded machine is not sent twice.
             web.requestTimeout = .seconds(30)
             var configuration = try fixture.workerConfiguration(retryDelays: retryDelays, requestTimeout: .seconds(30))
@@ -148,11 +154,12 @@ struct MixedFleetTests {
         }
     }
 
-    /// The Web Push app's VAPID key is revoked: that app pauses (its jobs wait, none is failed or
-    /// dead-lettered) while the APNs app's jobs flow; once the key is accepted again every held
-    /// message is delivered once.
+    /// The Web Push app's VAPID key is revoked at a trusted push service: that app pauses (its
+    /// jobs wait, none is failed or dead-lettered; the first refusals retry while the evidence
+    /// gathers) while the APNs app's jobs flow; once the key is accepted again every held message
+    /// is delivered once.
     @Test func aRevokedVAPIDKeyPausesOnlyItsApp() async throws {
-        try await Self.withMixedFleet(credentialsRetryInterval: .milliseconds(500)) { fixture, web in
+        try await Self.withMixedFleet(credentialsRetryInterval: .milliseconds(500), trustSandbox: true) { fixture, web in
             let subscriptions = try web.sandbox.subscribe(count: 20)
             web.sandbox.revoke(vapidPublicKey: web.key.publicKey)
             let iosTokens = (0..<20).map { PipelineFixture.token(82_000 + $0) }

@@ -98,6 +98,34 @@ struct StatusServerTests {
         }
     }
 
+    /// One app's refused credentials hold back that app only: /readyz stays 200 (another worker
+    /// would meet the same refusal), /status says what is wrong. A pause of the whole worker is 503.
+    @Test func oneAppsCredentialsLeaveTheWorkerReady() async throws {
+        let status = WorkerStatus()
+        status.setAMQPConnected(true)
+        _ = status.credentialsFailed(app: "web", reason: "the push services refused the VAPID credentials")
+        status.setPauses(["the platform refused the credentials of app web"], ofTheWorker: [])
+        try await Self.withServer(status) { port in
+            let ready = try Client(port: port)
+            ready.send("GET /readyz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            #expect(try #require(ready.readUntilClosed()).hasPrefix("HTTP/1.1 200"))
+            let document = try Client(port: port)
+            document.send("GET /status HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            let json = try #require(document.readUntilClosed())
+            #expect(json.contains("\"healthy\":false") && json.contains("\"ready\":true"))
+            #expect(json.contains("VAPID credentials"))
+        }
+        status.setPauses(["job bodies in memory above the cap", "the platform refused the credentials of app web"],
+                         ofTheWorker: ["job bodies in memory above the cap"])
+        try await Self.withServer(status) { port in
+            let ready = try Client(port: port)
+            ready.send("GET /readyz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            let answer = try #require(ready.readUntilClosed())
+            #expect(answer.hasPrefix("HTTP/1.1 503"))
+            #expect(answer.contains("consumption paused: job bodies in memory above the cap"))
+        }
+    }
+
     /// /readyz (and /healthz) say whether jobs can flow; /livez only whether the loops turn, so a
     /// broker outage does not make an orchestrator restart the process.
     @Test func livezStaysUpThroughAnOutageAndNamesAStuckLoop() async throws {

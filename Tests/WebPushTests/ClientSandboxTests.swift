@@ -19,14 +19,19 @@ import WebPushCore
         let key: VAPIDKey
         let directory: String
 
-        init(configure: (inout WebPushConfiguration) -> Void = { _ in }) async throws {
+        /// - Parameter trustSandbox: count the sandbox as a trusted push service (`WebPushRefusalJudge`).
+        init(trustSandbox: Bool = false, configure: (inout WebPushConfiguration) -> Void = { _ in }) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-sandbox-\(UUID().uuidString)").path
             let logger = Logger(label: "test")
             sandbox = WebPushSandbox(stateDirectory: directory, logger: logger)
-            _ = try await sandbox.start()
+            let port = try await sandbox.start()
             key = try VAPIDKey.generate()
             var configuration = WebPushConfiguration(vapidKey: key, subject: try VAPIDSubject("mailto:push@example.com"))
             configuration.extraCAFile = sandbox.material.caCertificateFile
+            // The sandbox is on 127.0.0.1, on a port of its own.
+            configuration.allowPrivateEndpoints = true
+            configuration.allowedEndpointPorts = nil
+            if trustSandbox { configuration.trustedPushServices = [WebPushServiceName("127.0.0.1:\(port)")!] }
             configure(&configuration)
             client = WebPushClient(configuration: configuration, logger: logger)
         }
@@ -111,26 +116,86 @@ import WebPushCore
         await fixture.close()
     }
 
-    @Test func aRevokedOrForeignVAPIDKeyIsTheAppsCredentialsProblem() async throws {
+    /// A subscription made with another key: where this app's messages are accepted, the
+    /// subscription is gone for good (token.invalid); where nothing was accepted yet, the key may
+    /// be at fault, so the device retries rather than being given up.
+    @Test func aSubscriptionMadeWithAnotherKeyIsInvalidWhereTheKeyWorks() async throws {
         let fixture = try await Fixture()
         let other = try VAPIDKey.generate()
-        let restricted = try #require(try fixture.sandbox.subscribe(count: 1, applicationServerKey: other.publicKey).first)
-        let foreign = await fixture.send(fixture.job("{}"), to: restricted)
-        #expect(foreign.status == 403)
-        guard case let .credentialsProblem(reason) = foreign.outcome else {
-            Issue.record("expected a credentials problem, got \(foreign.outcome)")
+        let restricted = try fixture.sandbox.subscribe(count: 2, applicationServerKey: other.publicKey)
+        let unconfirmed = await fixture.send(fixture.job("{}"), to: restricted[0])
+        #expect(unconfirmed.status == 401)
+        guard case let .retryable(why) = unconfirmed.outcome else {
+            Issue.record("expected a retry before the service accepted anything, got \(unconfirmed.outcome)")
+            return
+        }
+        #expect(why.contains("VAPID public key mismatch (errno 109)") && why.contains("accepted none"), "\(why)")
+
+        let open = try #require(try fixture.sandbox.subscribe(count: 1).first)
+        #expect(await fixture.send(fixture.job("{}"), to: open).outcome == .sent)
+        let foreign = await fixture.send(fixture.job("{}"), to: restricted[1])
+        #expect(foreign.status == 401)
+        #expect(foreign.outcome == .tokenInvalid(reason: "VAPID public key mismatch (errno 109)"))
+        #expect(fixture.client.configurationFit(of: foreign, job: fixture.job("{}")) == .fits)
+        await fixture.close()
+    }
+
+    /// A trusted service refusing the key for three subscriptions while accepting none: the app's
+    /// credentials problem, naming the key, the subject and the evidence; the first two retry.
+    @Test func aRevokedKeyAtATrustedServiceIsTheAppsCredentialsProblem() async throws {
+        let fixture = try await Fixture(trustSandbox: true)
+        let subscriptions = try fixture.sandbox.subscribe(count: 4)
+        fixture.sandbox.revoke(vapidPublicKey: fixture.key.publicKey)
+        for subscription in subscriptions[0...1] {
+            let early = await fixture.send(fixture.job("{}"), to: subscription)
+            #expect(early.status == 403)
+            guard case .retryable = early.outcome else {
+                Issue.record("expected a retry while the evidence gathers, got \(early.outcome)")
+                return
+            }
+        }
+        let third = await fixture.send(fixture.job("{}"), to: subscriptions[2])
+        #expect(third.status == 403)
+        #expect(third.reason?.contains("BadJwtToken") == true)
+        guard case let .credentialsProblem(reason) = third.outcome else {
+            Issue.record("expected a credentials problem, got \(third.outcome)")
             return
         }
         #expect(reason.contains("VAPID"))
+        #expect(reason.contains("refused 3 subscriptions"), "\(reason)")
         #expect(reason.contains(String(fixture.key.publicKeyBase64URL.prefix(16))), "the message names the key")
         #expect(reason.contains("mailto:push@example.com"), "and the subject")
-        #expect(fixture.client.configurationFit(of: foreign, job: fixture.job("{}")) == .misconfigured(reason: reason))
+        #expect(fixture.client.configurationFit(of: third, job: fixture.job("{}")) == .misconfigured(reason: reason))
+        guard case .credentialsProblem = await fixture.send(fixture.job("{}"), to: subscriptions[3]).outcome else {
+            Issue.record("the next refusal is held with the app too")
+            return
+        }
+        fixture.sandbox.reinstate(vapidPublicKey: fixture.key.publicKey)
+        #expect(await fixture.send(fixture.job("{}"), to: subscriptions[0]).outcome == .sent)
+        await fixture.close()
+    }
 
-        let open = try #require(try fixture.sandbox.subscribe(count: 1).first)
-        fixture.sandbox.revoke(vapidPublicKey: fixture.key.publicKey)
-        let revoked = await fixture.send(fixture.job("{}"), to: open)
-        #expect(revoked.status == 403)
-        #expect(revoked.reason?.contains("BadJwtToken") == true)
+    /// An app without the opt-in sends nothing to the sandbox on 127.0.0.1, whether the
+    /// endpoint names the address or a name that resolves to it; each device fails saying why.
+    @Test(arguments: ["127.0.0.1", "localhost"])
+    func withoutTheOptInALoopbackEndpointIsRefused(host: String) async throws {
+        let fixture = try await Fixture { $0.allowPrivateEndpoints = false }
+        let subscription = try #require(try fixture.sandbox.subscribe(count: 1).first)
+        let endpoint = subscription.endpoint.replacingOccurrences(of: "127.0.0.1", with: host)
+        let compact = subscription.compact.replacingOccurrences(of: "127.0.0.1", with: host)
+        let result = await withCheckedContinuation { continuation in
+            fixture.client.send(fixture.job("{}"), to: DeviceToken(identity: endpoint, given: compact), requestID: "x") {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(result.reason == "EndpointNotAllowed")
+        guard case let .permanentFailure(reason) = result.outcome else {
+            Issue.record("expected a permanent failure, got \(result.outcome)")
+            return
+        }
+        #expect(reason.hasPrefix("EndpointNotAllowed: "))
+        #expect(reason.contains(host) && reason.contains("loopback"), "\(reason)")
+        #expect(fixture.sandbox.received().isEmpty)
         await fixture.close()
     }
 

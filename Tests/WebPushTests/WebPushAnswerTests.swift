@@ -8,8 +8,17 @@ import WebPush
 @Suite struct WebPushAnswerTests {
     static let hint = "the VAPID key (public key BXYZ…) and vapid.subject mailto:push@example.com"
 
+    static func read(_ status: Int, _ body: String = "", headers: [HTTP2Header] = []) -> WebPushAnswer.Reading {
+        WebPushAnswer.read(status: status, headers: headers, body: Array(body.utf8), now: 1000)
+    }
+
+    /// An answer that means the same whatever the other answers were.
     static func answer(_ status: Int, _ body: String = "", headers: [HTTP2Header] = []) -> PushResult {
-        WebPushAnswer.result(status: status, headers: headers, body: Array(body.utf8), vapid: hint, now: 1000)
+        guard case let .result(result) = read(status, body, headers: headers) else {
+            Issue.record("\(status) \(body) is a VAPID refusal")
+            return PushResult(status: status, reason: nil, outcome: .sent)
+        }
+        return result
     }
 
     @Test func acceptedCarriesTheMessageLocation() {
@@ -45,14 +54,18 @@ import WebPush
         #expect(Self.answer(status).retryAfter == nil, "no header, no minimum: the ladder decides")
     }
 
-    @Test(arguments: [(401, ""), (403, #"{"reason":"BadJwtToken"}"#), (400, #"{"message":"Invalid bearer token: bad signature"}"#)])
-    func refusedVAPIDPausesTheApp(_ status: Int, _ body: String) {
-        guard case let .credentialsProblem(reason) = Self.answer(status, body).outcome else {
-            Issue.record("\(status) \(body) is not a credentials problem")
-            return
-        }
-        #expect(reason.contains("VAPID"))
-        #expect(reason.contains(Self.hint))
+    /// What they mean depends on the other answers (`WebPushRefusalJudge`): here only that they
+    /// are refusals, with the service's words and whether those say the key is another's.
+    @Test(arguments: [
+        (401, "", "Unauthorized", false), (403, "", "Forbidden", false),
+        (403, #"{"reason":"BadJwtToken"}"#, "BadJwtToken", false),
+        (400, #"{"message":"Invalid bearer token: bad signature"}"#, "Invalid bearer token: bad signature", false),
+        (403, "the VAPID credentials in the authorization header do not correspond to the credentials used to create the subscriptions.\n",
+         "the VAPID credentials in the authorization header do not correspond to the credentials used to create the subscriptions.", true),
+        (401, #"{"code":401,"errno":109,"error":"Unauthorized","message":"VAPID public key mismatch"}"#, "VAPID public key mismatch (errno 109)", true),
+    ])
+    func refusedVAPIDIsARefusal(_ status: Int, _ body: String, _ reason: String, _ mismatch: Bool) {
+        #expect(Self.read(status, body) == .refusal(WebPushAnswer.Refusal(status: status, reason: reason, keyMismatch: mismatch)))
     }
 
     @Test func aBadRequestAboutTheMessageIsThatMessagesFailure() {

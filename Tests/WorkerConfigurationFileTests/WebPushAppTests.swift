@@ -120,4 +120,69 @@ import Worker
         #expect(found.contains { $0.field == "apps[1].vapid" && $0.message == "is a setting of webpush apps; this app's platform is apns" })
         #expect(found.contains { $0.field == "apps[1].max_origins" && $0.message.contains("webpush apps") })
     }
+    /// Public endpoints on port 443 unless the app says otherwise; `config check` prints both.
+    @Test func endpointsArePublicOn443UnlessTheAppOptsIn() throws {
+        let loaded = try load("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+              - name: local
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                allow_private_endpoints: true
+                allowed_endpoint_ports: [8443, 443]
+              - name: anywhere
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                allowed_endpoint_ports: any
+            """)
+        let web = try #require(loaded.worker.webPushApps["web"])
+        #expect(!web.allowPrivateEndpoints)
+        #expect(web.allowedEndpointPorts == [443])
+        let local = try #require(loaded.worker.webPushApps["local"])
+        #expect(local.allowPrivateEndpoints)
+        #expect(local.allowedEndpointPorts == [443, 8443])
+        #expect(loaded.worker.webPushApps["anywhere"]?.allowedEndpointPorts == nil)
+        let text = EffectiveConfigurationText.render(loaded)
+        #expect(text.contains("    allow_private_endpoints: false\n    allowed_endpoint_ports: [443]\n"))
+        #expect(text.contains("    allow_private_endpoints: true\n    allowed_endpoint_ports: [443, 8443]\n"))
+        #expect(text.contains("    allowed_endpoint_ports: any\n"))
+        let reread = try ConfigurationLoader.load(try ConfigurationFileReader.parse(text, path: "printed.yaml"),
+                                                  environment: ["VAPID_KEY": Self.pair.privateKey])
+        #expect(reread.worker.webPushApps["local"]?.allowedEndpointPorts == [443, 8443], "the printed text reads back the same")
+    }
+
+    @Test(arguments: [
+        ("allowed_endpoint_ports: []", "apps[0].allowed_endpoint_ports", "the list is empty"),
+        ("allowed_endpoint_ports: all", "apps[0].allowed_endpoint_ports", "expected a list of ports such as [443, 8443], or any, got \"all\""),
+        ("allowed_endpoint_ports: {443: yes}", "apps[0].allowed_endpoint_ports", "expected a list of ports"),
+        ("allowed_endpoint_ports: [443, 70000]", "apps[0].allowed_endpoint_ports[1]", "must be 1…65535, got 70000"),
+        ("allowed_endpoint_ports: [443, https]", "apps[0].allowed_endpoint_ports[1]", "expected a whole number, got \"https\""),
+        ("allowed_endpoint_ports: [443, ~]", "apps[0].allowed_endpoint_ports[1]", "expected a port"),
+        ("allow_private_endpoints: maybe", "apps[0].allow_private_endpoints", "expected true or false"),
+    ])
+    func aBadEndpointSettingIsNamed(_ line: String, _ field: String, _ words: String) {
+        let found = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                \(line)
+            """)
+        #expect(found.contains { $0.field == field && $0.message.contains(words) }, "\(found)")
+    }
+
+    @Test func endpointSettingsBelongToWebPushApps() {
+        let found = findings("""
+            apps:
+              - name: ios
+                pkcs12: {file: x.p12}
+                allow_private_endpoints: true
+                allowed_endpoint_ports: [443]
+            """)
+        #expect(found.contains { $0.field == "apps[0].allow_private_endpoints" && $0.message.contains("webpush apps") })
+        #expect(found.contains { $0.field == "apps[0].allowed_endpoint_ports" && $0.message.contains("webpush apps") })
+    }
 }
+

@@ -5,11 +5,39 @@ extension Connection {
         switch result {
         case .success(let addresses):
             let action = state.resolved()
-            if action == .connect { self.addresses = addresses }
+            if action == .connect {
+                guard let usable = screened(addresses) else { return }
+                self.addresses = usable
+            }
             apply(action, now: now)
         case .failure(let error):
             close(failingSentWith: error)
         }
+    }
+
+    /// The addresses this connection may use (`onlyGlobalAddresses`); nil after failing it when
+    /// none is left.
+    private func screened(_ addresses: [SocketAddress]) -> [SocketAddress]? {
+        guard configuration.onlyGlobalAddresses, configuration.proxy == nil else { return addresses }
+        var usable: [SocketAddress] = []
+        var refused: [String] = []
+        for address in addresses {
+            let scope = address.ipAddress.map { IPAddressScope(of: $0) } ?? .reserved
+            if scope.isGlobal {
+                usable.append(address)
+            } else {
+                refused.append("\(address.ipAddress.map(String.init(describing:)) ?? "?") (\(scope))")
+            }
+        }
+        if usable.isEmpty {
+            let message = "\(configuration.host) resolves only to addresses that are not public: \(refused.joined(separator: ", "))"
+            close(failingSentWith: HTTP2Error(code: .addressNotAllowed, message: message))
+            return nil
+        }
+        if !refused.isEmpty {
+            logger.debug("skipping addresses that are not public", metadata: [LogKeys.address: "\(refused.joined(separator: ", "))"])
+        }
+        return usable
     }
 
     func startConnect() throws(HTTP2Error) {
