@@ -92,6 +92,7 @@ struct SandboxCommand: AsyncParsableCommand {
                 Web Push sandbox listening on https://\(host):\(bound)
                   subscriptions: curl --cacert \(material.caCertificateFile) -X POST https://\(host):\(bound)/_sandbox/webpush/subscriptions -d '{"count":1}'
                   received:      curl --cacert \(material.caCertificateFile) https://\(host):\(bound)/_sandbox/webpush/received
+                  a worker's webpush app sends here with: ca_file: \(material.caCertificateFile), allow_private_endpoints: true, allowed_endpoint_ports: [\(bound)]
 
                 """.utf8))
         }

@@ -54,7 +54,10 @@ struct WebPushTrustTests {
                     tasks.addTask { try await group.run() }
                     var iterator = ports.makeAsyncIterator()
                     let port = try #require(await iterator.next())
-                    try await body(World(fixture: fixture, sandbox: sandbox, key: key, worker: worker, statusPort: port, metrics: export))
+                    let world = World(fixture: fixture, sandbox: sandbox, key: key, worker: worker, statusPort: port, metrics: export)
+                    // Connected and consuming first: what follows is read against a ready worker.
+                    try await waitUntil("the worker is ready") { try world.readiness() == 200 }
+                    try await body(world)
                     await group.triggerGracefulShutdown()
                     tasks.cancelAll()
                 }
