@@ -179,7 +179,7 @@ let package = Package(
         ]),
 
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore", "WebPushCore"], swiftSettings: strict),
-        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport"], swiftSettings: strict),
+        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "HTTP2"], swiftSettings: strict),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "PushCore", "APNsCore"], swiftSettings: strict),
@@ -220,7 +220,10 @@ let package = Package(
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
-        .testTarget(name: "WorkerTests", dependencies: ["Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport"], swiftSettings: strict),
+        .testTarget(name: "WorkerTests", dependencies: [
+            "Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport", "Redis",
+            .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], swiftSettings: strict),
         // The client's JSON is read back with the worker's own parser, and its declarations compared with the worker's.
         .testTarget(name: "PushworkerClientTests", dependencies: [
             "PushworkerClient", "Worker", "AMQP", "PushCore", "APNsCore", "FCMCore", "WebPushCore",

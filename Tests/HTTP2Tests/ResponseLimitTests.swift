@@ -1,6 +1,5 @@
 import Foundation
 import HTTP2
-import PushTransport
 import Testing
 
 extension IntegrationSuite {
@@ -41,10 +40,7 @@ extension IntegrationSuite {
                 // It stopped at the reset: within the flow-control windows the client had granted
                 // (1 MiB per stream), far from the 256 MiB it would otherwise have sent.
                 #expect((counters.flood_bytes.first ?? .max) < 8 << 20, "\(counters.flood_bytes)")
-                // What the push transports make of it: this device's failure, not an outage to wait out.
-                let result = PushResult(transportError: error)
-                #expect(result.reason == "ResponseTooLarge")
-                #expect(result.outcome == .permanentFailure(reason: "ResponseTooLarge: \(error.message)"))
+                // What the push transports make of it: PushResultTests.aResponseTooLargeIsTheDevicesFailure.
             }
         }
 
