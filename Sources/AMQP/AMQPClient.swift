@@ -44,6 +44,7 @@ public final class AMQPClient: Sendable {
         do throws(OwnerThreadError) {
             _ = try wakeSignal.get()
             try OwnerThread.start(name: "amqp") { [self] in
+                heartbeat.running()
                 ConnectionLoop(client: self).run()
             }
         } catch {

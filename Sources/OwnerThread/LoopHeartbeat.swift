@@ -4,11 +4,13 @@ import Synchronization
 /// Whether a loop still turns, for the liveness probe (`/livez`): the loop says when it goes to
 /// wait (poll, sleep) and when it runs again; a loop that has been running, without coming back to
 /// its wait, for longer than the probe's limit is stuck (a deadlock, a blocking call that never
-/// returns). Waiting, however long, is not stuck: an idle worker is alive. Two relaxed atomic
-/// stores and a clock read per turn.
+/// returns). Waiting, however long, is not stuck: an idle worker is alive; nor is a loop that has
+/// not started or has ended (its object may outlive its thread, as a pool closed and still
+/// referenced does). Two relaxed atomic stores and a clock read per turn.
 public final class LoopHeartbeat: Sendable {
     public let name: String
-    /// Milliseconds on the monotonic clock since the loop last left its wait; 0 while it waits.
+    /// Milliseconds on the monotonic clock since the loop last left its wait; 0 while it waits, before
+    /// it starts and after it ends.
     private let runningSince = Atomic<Int64>(0)
 
     private struct Entry: Sendable {
@@ -18,7 +20,6 @@ public final class LoopHeartbeat: Sendable {
 
     public init(name: String) {
         self.name = name
-        runningSince.store(Self.nowMilliseconds(), ordering: .relaxed)
         Self.registry.withLock { entries in
             entries.removeAll { $0.heartbeat == nil }
             entries.append(Entry(heartbeat: self))
@@ -30,7 +31,12 @@ public final class LoopHeartbeat: Sendable {
         runningSince.store(0, ordering: .relaxed)
     }
 
-    /// The loop runs again (its wait ended, or it ticks).
+    /// The loop has ended: nothing of it can be stuck any more.
+    public func stopped() {
+        runningSince.store(0, ordering: .relaxed)
+    }
+
+    /// The loop runs (it started, its wait ended, or it ticks).
     public func running() {
         runningSince.store(Self.nowMilliseconds(), ordering: .relaxed)
     }

@@ -120,7 +120,7 @@ public final class PushWorker: Service, Sendable {
                         tick.running()
                         try? await Task.sleep(for: .seconds(1))
                     }
-                    tick.waiting()
+                    tick.stopped()
                 }
                 group.addTask {
                     // After stop(): jobs still unsettled when the shutdown timeout passes are left

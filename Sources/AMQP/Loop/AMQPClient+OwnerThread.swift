@@ -71,6 +71,8 @@ extension AMQPClient {
 
     /// Called last by the owner thread: fails what is left and releases `shutdown()` callers.
     func markStopped() {
+        // Before the waiters resume: a stopped client's loop is not running, whoever holds it.
+        heartbeat.stopped()
         let (commands, connectWaiters, stopWaiters) = shared.withLockedValue { state in
             state.phase = .stopped
             state.connectedGeneration = nil

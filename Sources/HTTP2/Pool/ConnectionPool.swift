@@ -46,6 +46,8 @@ final class ConnectionPool {
 
     func run() {
         logger.debug("HTTP/2 I/O thread started")
+        heartbeat.running()
+        defer { heartbeat.stopped() }
         while true {
             var now = ContinuousClock.now
             let shutdownRequested = shared.takeSubmissions(into: &intake, answers: &answers)
