@@ -12,6 +12,11 @@ public enum JobID {
     private static let counter = Atomic<UInt64>(0)
 
     public static func next() -> String {
+        next(countingIn: counter)
+    }
+
+    /// The next id of `counter` (tests pass a counter of their own, started near its end).
+    static func next(countingIn counter: borrowing Atomic<UInt64>) -> String {
         // Wraps rather than traps, though it never gets there: the 62 bits the id keeps repeat only
         // after 146,000 years at a million ids a second.
         let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue

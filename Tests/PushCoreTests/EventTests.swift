@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PushCore
 
@@ -256,5 +257,15 @@ struct PushEventTests {
             seen.insert(id)
         }
         #expect(seen.count == 1000)
+    }
+
+    /// The counter wraps (an `add` would trap and stop the process): ids go on past its end, still
+    /// distinct from the ones just before and still UUIDs.
+    @Test func theCounterWrapsAtItsEnd() throws {
+        let counter = Atomic<UInt64>(.max - 2)
+        let ids = (0..<4).map { _ in JobID.next(countingIn: counter) }
+        #expect(Set(ids).count == 4)
+        for id in ids { #expect(UUID(uuidString: id)?.uuidString.lowercased() == id, "\(id)") }
+        #expect(counter.load(ordering: .relaxed) == 1)
     }
 }
