@@ -24,9 +24,9 @@ public final class PushWorker: Service, Sendable {
     private let amqp: AMQPClient
     private let redis: RedisClient
     /// The apps served and their platform transports; `reload` replaces them.
-    private let roster: AppRoster
+    let roster: AppRoster
     /// The apps' provider tokens, the same across the fleet (Redis) for a team and key.
-    private let tokenSharing: ProviderTokenSharing
+    let tokenSharing: ProviderTokenSharing
     private let gate: ConsumptionGate
     private let results: ResultPublisher
     private let processor: JobProcessor
@@ -231,31 +231,40 @@ public final class PushWorker: Service, Sendable {
     /// Every app's client. A name is one app (the configuration file refuses it twice).
     private static func served(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration],
                                fcm: [String: FCMConfiguration], metrics: WorkerMetrics, logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
+        let (served, failure) = build(apns: apns, webPush: webPush, fcm: fcm, metrics: metrics, logger: logger)
+        if let failure { throw failure }
+        return served
+    }
+
+    /// Every app's client, in order (APNs, Web Push, FCM), up to the first that cannot be made:
+    /// what was built by then comes back with the failure, for the caller to close.
+    private static func build(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration], fcm: [String: FCMConfiguration],
+                              metrics: WorkerMetrics, logger: Logger) -> (served: [String: ServedApp], failure: AppSetupError?) {
         var served = [String: ServedApp]()
-        for (name, app) in apns {
+        for (name, app) in apns.sorted(by: { $0.key < $1.key }) {
             do {
                 served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
                                          rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
                                          metrics: metrics.appMetrics(app: name, platform: "apns"))
             } catch {
-                throw AppSetupError(app: name, error.message)
+                return (served, AppSetupError(app: name, error.message))
             }
         }
-        for (name, app) in webPush {
+        for (name, app) in webPush.sorted(by: { $0.key < $1.key }) {
             served[name] = ServedApp(transport: WebPushClient(configuration: app, logger: appLogger(logger, name)),
                                      rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
                                      metrics: metrics.appMetrics(app: name, platform: "webpush"))
         }
-        for (name, app) in fcm {
+        for (name, app) in fcm.sorted(by: { $0.key < $1.key }) {
             do {
                 served[name] = ServedApp(transport: try FCMClient(configuration: app, logger: appLogger(logger, name)),
                                          rules: FCMJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
                                          metrics: metrics.appMetrics(app: name, platform: "fcm"))
             } catch {
-                throw AppSetupError(app: name, error.description)
+                return (served, AppSetupError(app: name, error.description))
             }
         }
-        return served
+        return (served, nil)
     }
 
     private static func appLogger(_ logger: Logger, _ app: String) -> Logger {
@@ -267,29 +276,54 @@ public final class PushWorker: Service, Sendable {
     /// A reload (SIGHUP): from now on jobs find the apps of `apps`. Apps named in `unchanged` keep
     /// their clients (connections, provider token, breaker); the others get new ones, and a hold
     /// on them is lifted. Jobs already in flight finish with the clients they began with; those
-    /// clients are shut down once the last such job settled. Throws, changing nothing, when a
-    /// client cannot be made.
+    /// clients are shut down once the last such job settled, and the provider-token loops of keys
+    /// no app uses any more stop then. Throws, changing nothing and leaving nothing running, when
+    /// a client cannot be made or an app would change its platform.
     public func reload(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration] = [:],
                        fcmApps: [String: FCMConfiguration] = [:], unchanged: Set<String>) async throws(AppSetupError) {
         let names = Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys)
+        try Self.checkPlatformsKept(apps: apps, webPushApps: webPushApps, fcmApps: fcmApps, running: roster.current)
         let kept = unchanged.intersection(names)
         // Renewed apps of a team and key already in use keep its provider, so their new
         // connections start with the token the others use.
-        let renewed = await tokenSharing.share(apps.filter { !kept.contains($0.key) })
-        let fresh = try Self.served(apns: renewed, webPush: webPushApps.filter { !kept.contains($0.key) },
-                                    fcm: fcmApps.filter { !kept.contains($0.key) }, metrics: metrics, logger: logger)
+        let tokens = await tokenSharing.prepare(apps.filter { !kept.contains($0.key) })
+        let (fresh, failure) = Self.build(apns: tokens.apps, webPush: webPushApps.filter { !kept.contains($0.key) },
+                                          fcm: fcmApps.filter { !kept.contains($0.key) }, metrics: metrics, logger: logger)
+        if let failure {
+            // Nothing of it starts: the clients made so far close, the new providers never run.
+            for app in fresh.values { await app.transport.shutdown() }
+            throw failure
+        }
+        tokenSharing.commit(tokens, allApps: apps)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: names, renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [
             "push.apps": "\(names.sorted().joined(separator: ","))",
             "push.apps_renewed": "\(fresh.keys.sorted().joined(separator: ","))",
         ])
-        let roster = roster, logger = logger
+        let roster = roster, logger = logger, tokenSharing = tokenSharing
         _ = jobTasks.submit {
             let retired = await roster.retire(old)
             for transport in retired { await transport.shutdown() }
+            let loopsStopped = tokenSharing.retireUnused()
             logger.notice("configuration reload complete: the jobs begun before it settled, the connections it replaced are closed",
-                          metadata: ["push.clients_closed": "\(retired.count)"])
+                          metadata: ["push.clients_closed": "\(retired.count)", "push.token_loops_stopped": "\(loopsStopped)"])
+        }
+    }
+
+    /// An app keeps its platform across reloads: jobs already queued for it were written for that
+    /// platform (a group's chunk jobs, the delay queues' retries), and would reach a transport that
+    /// cannot read them. Moving an app is a new name, or a restart once its queued jobs are gone.
+    static func checkPlatformsKept(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration],
+                                   fcmApps: [String: FCMConfiguration], running: AppRoster.Apps) throws(AppSetupError) {
+        let platforms = apps.mapValues { _ in APNsJobRules().platformName }
+            .merging(webPushApps.mapValues { _ in WebPushJobRules().platformName }) { first, _ in first }
+            .merging(fcmApps.mapValues { _ in FCMJobRules().platformName }) { first, _ in first }
+        for (name, platform) in platforms.sorted(by: { $0.key < $1.key }) {
+            guard let current = running.apps[name]?.rules.platformName, current != platform else { continue }
+            throw AppSetupError(app: name, "a reload cannot change an app's platform (\(current) to \(platform)): jobs queued for it "
+                                + "were written for \(current). Give the \(platform) app a new name, or restart the workers once "
+                                + "no \(current) job for it is queued")
         }
     }
 }
