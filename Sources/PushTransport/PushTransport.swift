@@ -21,6 +21,11 @@ public protocol PushTransport: AnyObject, Sendable {
     /// FCM access tokens); 0 where the platform has none to renew.
     var credentialRenewals: Int { get }
 
+    /// Whether a failure's reason is a word of a known service's own small vocabulary (APNs',
+    /// FCM's), fit for a metric label. False where anyone can write it (a Web Push subscription
+    /// names its own server): the metric then says the HTTP status, or the worker's own reason.
+    var failureReasonsAreLabels: Bool { get }
+
     /// The results that asked for new credentials (`asksForNewCredentials`): renews them once and
     /// resends those devices through `resend` (given their indices), putting the answers in place.
     /// A device that cannot be helped becomes a credentials problem. Returns how many were resent.
@@ -34,4 +39,5 @@ public protocol PushTransport: AnyObject, Sendable {
 
 extension PushTransport {
     public var credentialRenewals: Int { 0 }
+    public var failureReasonsAreLabels: Bool { true }
 }

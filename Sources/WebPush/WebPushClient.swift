@@ -33,6 +33,8 @@ public final class WebPushClient: PushTransport {
     public var statistics: HTTP2ClientStatistics { pools.statistics }
     /// A push service names each message by its `Location`.
     public var carriesRequestIDs: Bool { false }
+    /// A subscription names its own server, and the server writes its own reasons: not labels.
+    public var failureReasonsAreLabels: Bool { false }
     /// Push-service origins with a pool now.
     public var origins: Int { pools.origins }
     /// Pools shutting down whose I/O threads have not exited yet.

@@ -22,10 +22,12 @@ final class AppMetrics: Sendable {
     /// GOAWAYs counted so far (the transport's statistics give a running total).
     private let goAwaysSeen = NIOLockedValueBox(0)
     static let maxReasons = 64
+    private let reasonsAreLabels: Bool
 
-    init(app: String, platform: String, factory: any MetricsFactory) {
+    init(app: String, platform: String, reasonsAreLabels: Bool = true, factory: any MetricsFactory) {
         self.app = app
         self.platform = platform
+        self.reasonsAreLabels = reasonsAreLabels
         self.factory = factory
         let labels = [("app", app), ("platform", platform)]
         func outcome(_ name: String) -> Counter {
@@ -51,7 +53,11 @@ final class AppMetrics: Sendable {
     }
 
     /// A device failed for good (`delivery.failed`) or was invalid (`token.invalid`), by reason.
-    func failure(reason: String) {
+    /// `status`: the platform's HTTP status (0 when the worker decided). Where the transport says
+    /// reasons are not labels, the label is `HTTP <status>`, or the name the worker's own reason
+    /// starts with: a hostile Web Push server's words filled every reason slot before.
+    func failure(reason: String, status: Int) {
+        let reason = reasonsAreLabels ? reason : Self.untrustedLabel(reason: reason, status: status)
         let counter = failureReasons.withLockedValue { counters -> Counter in
             let label = counters[reason] != nil || counters.count < Self.maxReasons ? reason : "other"
             if let counter = counters[label] { return counter }
@@ -61,6 +67,13 @@ final class AppMetrics: Sendable {
             return counter
         }
         counter.increment()
+    }
+
+    /// `HTTP 410` for a service's answer; for the worker's own (status 0, "EndpointNotAllowed: …"),
+    /// its name.
+    static func untrustedLabel(reason: String, status: Int) -> String {
+        guard status == 0 else { return "HTTP \(status)" }
+        return String(reason.prefix { $0 != ":" && $0 != " " }.prefix(40))
     }
 
     /// At scrape time: the connection pool as it is now.

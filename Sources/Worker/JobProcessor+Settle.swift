@@ -46,7 +46,8 @@ extension JobProcessor {
             messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
                                   body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
             switch event {
-            case let .deliveryFailed(_, _, reason, _, _, _), let .tokenInvalid(_, reason, _, _, _, _, _): appMetrics?.failure(reason: reason)
+            case let .deliveryFailed(_, status, reason, _, _, _), let .tokenInvalid(_, reason, status, _, _, _, _):
+                appMetrics?.failure(reason: reason, status: status)
             default: break
             }
         }

@@ -251,9 +251,9 @@ public final class PushWorker: Service, Sendable {
             }
         }
         for (name, app) in webPush.sorted(by: { $0.key < $1.key }) {
-            served[name] = ServedApp(transport: WebPushClient(configuration: app, logger: appLogger(logger, name)),
-                                     rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
-                                     metrics: metrics.appMetrics(app: name, platform: "webpush"))
+            let client = WebPushClient(configuration: app, logger: appLogger(logger, name))
+            served[name] = ServedApp(transport: client, rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
+                                     metrics: metrics.appMetrics(app: name, platform: "webpush", reasonsAreLabels: client.failureReasonsAreLabels))
         }
         for (name, app) in fcm.sorted(by: { $0.key < $1.key }) {
             do {

@@ -50,8 +50,8 @@ public final class WorkerMetrics: Sendable {
         self.pauses = pauses
     }
 
-    func appMetrics(app: String, platform: String) -> AppMetrics {
-        AppMetrics(app: app, platform: platform, factory: factory)
+    func appMetrics(app: String, platform: String, reasonsAreLabels: Bool = true) -> AppMetrics {
+        AppMetrics(app: app, platform: platform, reasonsAreLabels: reasonsAreLabels, factory: factory)
     }
 
     /// A retry published to wait `delay` (the tier: one of the configured delays).

@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import Sandbox
 import Testing
+import WebPush
 
 /// SIGHUP re-reads the configuration file of a running `pushworker run --config` process.
 @Suite(.serialized, .timeLimit(.minutes(4)))
@@ -100,6 +101,79 @@ struct ReloadTests {
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let status = try await worker.stop()
             #expect(status == 0, "\(worker.log)")
+        }
+    }
+
+}
+
+/// A fan-out of 100,000 devices through a `pushworker` process: longer than the suite above allows.
+@Suite(.serialized, .timeLimit(.minutes(10)))
+struct ReloadFanOutTests {
+    static let team = ReloadTests.team, oldKeyID = ReloadTests.oldKeyID
+    static func keyPair() throws -> (privateKeyFile: String, publicKeyPEM: String) { try ReloadTests.keyPair() }
+    static func configuration(_ fixture: PipelineFixture, keyFile: String, keyID: String) -> String {
+        ReloadTests.configuration(fixture, keyFile: keyFile, keyID: keyID)
+    }
+
+    /// SIGHUP twice during a 100,000-device group's fan-out: first with a file that moves the app
+    /// to Web Push (refused, naming the app: its queued chunk jobs hold APNs tokens), then with a
+    /// file that adds an app (taken). No crash, each device delivered once over APNs, nothing
+    /// dead-lettered. Before, the first reload was taken, and the chunk jobs still queued were
+    /// parsed as Web Push subscriptions and dead-lettered.
+    @Test func sighupDuringAHundredThousandDeviceFanOutChangesNoPlatformAndLosesNoDevice() async throws {
+        let (key, publicKey) = try Self.keyPair()
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        try await PipelineFixture.with(sandbox: {
+            $0.tokenKeys = [SandboxTokenKey(keyID: Self.oldKeyID, teamID: Self.team, publicKeyPEM: publicKey)]
+        }) { fixture in
+            let apns = Self.configuration(fixture, keyFile: key, keyID: Self.oldKeyID)
+            let file = try ConfigCommandLineTests.file(apns)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            let devices = 100_000
+            try await fixture.addToGroup("everyone", (0..<devices).map { PipelineFixture.token(200_000 + $0) })
+            let worker = try WorkerProcess(arguments: ["run", "--config", file])
+            defer { worker.terminate() }
+            try await worker.waitForLog("worker started")
+            try await fixture.publish(#"{"id":"fan-out","groups":["everyone"],"payload":{"aps":{"alert":"all"}}}"#)
+            // The sandbox's counter: copying its record of 100,000 requests on every poll starved it.
+            func delivered() -> Int { fixture.sandbox.statistics().accepted }
+            try await waitUntil("a tenth of the group is delivered", timeout: .seconds(120)) { delivered() >= devices / 10 }
+
+            let vapidFile = NSTemporaryDirectory() + "vapid-\(UUID().uuidString.prefix(8)).key"
+            try VAPIDKey.generate().privateKeyBase64URL().write(toFile: vapidFile, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(atPath: vapidFile) }
+            let moved = apns.replacingOccurrences(of: "  - name: default\n", with: """
+                  - name: default
+                    platform: webpush
+                    vapid: {private_key: {file: \(vapidFile)}, subject: "mailto:push@example.com"}
+                  - name: was-apns
+
+                """)
+            try moved.write(toFile: file, atomically: true, encoding: .utf8)
+            worker.signal(SIGHUP)
+            try await worker.waitForLog("configuration reload refused")
+            #expect(worker.log.contains("app default: a reload cannot change an app's platform (apns to webpush)"), "\(worker.log.suffix(2000))")
+            #expect(delivered() < devices, "the fan-out was still under way")
+
+            let added = apns + """
+
+                  - name: added
+                    url: https://127.0.0.1:\(fixture.port)
+                    ca_file: \(fixture.sandbox.material.caCertificateFile)
+                    topic: com.example.added
+                    token: {key_file: \(key), key_id: \(Self.oldKeyID), team_id: \(Self.team)}
+                """
+            try added.write(toFile: file, atomically: true, encoding: .utf8)
+            worker.signal(SIGHUP)
+            try await worker.waitForLog("configuration reloaded: new jobs use it")
+
+            try await waitUntil("every device is delivered", timeout: .seconds(300)) { delivered() >= devices }
+            let accepted = fixture.sandbox.received().filter { $0.status == 200 }
+            #expect(accepted.count == devices && Set(accepted.map(\.token)).count == devices, "each device once")
+            #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
+            #expect(worker.isRunning)
+            let status = try await worker.stop()
+            #expect(status == 0, "\(worker.log.suffix(2000))")
         }
     }
 
