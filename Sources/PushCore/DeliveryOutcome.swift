@@ -13,6 +13,12 @@ public enum DeliveryOutcome: Sendable, Hashable {
     /// refused, or it timed out before it was sent): an outage, not the device's fault. The device
     /// waits for the platform without using up one of its attempts.
     case unavailable(reason: String)
+    /// One of the many services an app sends to is down (Web Push: each subscription names its
+    /// own), one that has delivered for this app before: the device waits in the delay queues
+    /// without using an attempt, at most `PushJob.maximumOutageWaits` times, while the app's other
+    /// devices go on. A service that never delivered gets `retryable` instead, so a hostile or
+    /// dead one ends in delivery.failed along the ladder.
+    case serviceDown(reason: String)
     /// The credentials are stale (an expired token the provider signs): renew them, then retry once.
     case refreshCredentials(reason: String)
     /// The credentials or configuration are wrong; the device is not to blame, the job must wait.

@@ -3,7 +3,7 @@
 /// the job's app (a worker may serve APNs, FCM and Web Push apps at once).
 public struct JobParser: Sendable {
     /// The fields of every job, whatever its platform.
-    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "bulk", "expiration", "payload", "attempts", "chunk"]
+    static let sharedFields: [String] = ["id", "app", "tokens", "groups", "source_groups", "bulk", "expiration", "payload", "attempts", "chunk", "outage_waits"]
     public static let maxIDLength = 200
     public static let maxAppLength = 64
     public static let maxGroupNameLength = 255
@@ -97,10 +97,11 @@ public struct JobParser: Sendable {
         let expiration = try parseExpiration(object["expiration"], now: now)
         let attempts = try object.integer("attempts", range: 0...1000) ?? 0
         let chunk = try object.integer("chunk", range: 0...Int(Int32.max))
+        let outageWaits = try object.integer("outage_waits", range: 0...1000) ?? 0
         let bulk = try object.boolean("bulk") ?? false
 
         return PushJob(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, bulk: bulk, expiration: expiration, options: options,
-                       payload: payloadBytes, attempts: attempts, chunk: chunk)
+                       payload: payloadBytes, attempts: attempts, chunk: chunk, outageWaits: outageWaits)
     }
 
     /// A field another platform reads (an APNs `push_type` in a Web Push job) would be ignored:

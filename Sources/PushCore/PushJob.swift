@@ -17,6 +17,7 @@ public struct PushJob: Sendable, Hashable {
         var payload: [UInt8]
         var attempts: Int
         var chunk: Int?
+        var outageWaits: Int
     }
 
     /// The platform's options, compared and hashed through `PlatformOptions`.
@@ -94,6 +95,16 @@ public struct PushJob: Sendable, Hashable {
         set { update { $0.attempts = newValue } }
     }
     /// Set on the jobs a large fan-out was split into.
+    /// Times its devices waited out an outage of a service that had delivered before
+    /// (`DeliveryOutcome.serviceDown`): they do not use attempts, so this bounds them instead.
+    public var outageWaits: Int {
+        get { shared.fields.outageWaits }
+        set { update { $0.outageWaits = newValue } }
+    }
+    /// 20 waits along the default ladder (1 s, 5 s, 30 s, 2 min, then 10 min each) come to about
+    /// 2.7 hours: a service down longer than that fails its devices as if it had never answered.
+    public static let maximumOutageWaits = 20
+
     public var chunk: Int? {
         get { shared.fields.chunk }
         set { update { $0.chunk = newValue } }
@@ -101,13 +112,14 @@ public struct PushJob: Sendable, Hashable {
 
     public init(id: String, app: String = "default", tokens: [DeviceToken], groups: [String] = [], sourceGroups: [String] = [],
                 bulk: Bool = false, expiration: Int = 0, options: any PlatformOptions, payload: [UInt8], attempts: Int = 0,
-                chunk: Int? = nil) {
+                chunk: Int? = nil, outageWaits: Int = 0) {
         shared = Shared(Fields(id: id, app: app, tokens: tokens, groups: groups, sourceGroups: sourceGroups, bulk: bulk, expiration: expiration,
-                               options: Options(value: options), payload: payload, attempts: attempts, chunk: chunk))
+                               options: Options(value: options), payload: payload, attempts: attempts, chunk: chunk,
+                               outageWaits: outageWaits))
     }
 
     /// The same notification for other devices: used for chunks of a fan-out and for retries.
-    public func derived(tokens: [DeviceToken], attempts: Int, chunk: Int?) -> PushJob {
+    public func derived(tokens: [DeviceToken], attempts: Int, chunk: Int?, outageWaits: Int? = nil) -> PushJob {
         var job = self
         let sourceGroups = prunableGroups
         job.update {
@@ -116,6 +128,7 @@ public struct PushJob: Sendable, Hashable {
             $0.sourceGroups = sourceGroups
             $0.attempts = attempts
             $0.chunk = chunk
+            if let outageWaits { $0.outageWaits = outageWaits }
             // A fan-out's chunks are bulk; a retry keeps its job's lane.
             if chunk != nil { $0.bulk = true }
         }
@@ -136,6 +149,7 @@ public struct PushJob: Sendable, Hashable {
         writer.field("expiration", expiration)
         if attempts > 0 { writer.field("attempts", attempts) }
         if let chunk { writer.field("chunk", chunk) }
+        if outageWaits > 0 { writer.field("outage_waits", outageWaits) }
         writer.field("payload", rawJSON: payload)
         return writer.finish()
     }

@@ -23,6 +23,12 @@ public struct RetryPolicy: Sendable, Hashable {
         return (Self.queueName(for: delay, jobQueue: jobQueue), delay)
     }
 
+    /// The delay queue for a device's `waits`-th wait on a service that is down: along the
+    /// ladder, then its longest delay each time. nil without delay queues.
+    public func delayQueue(forOutageWait waits: Int) -> (name: String, delay: Duration)? {
+        delayQueue(afterAttempts: min(max(1, waits), delays.count))
+    }
+
     /// The delay queue for the next try when the platform asked for at least `minimum` (its
     /// `Retry-After`): the ladder's own delay, or the shortest declared delay that is long enough,
     /// or the longest one when none is. nil when the retries are used up.

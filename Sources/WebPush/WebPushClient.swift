@@ -17,6 +17,7 @@ public final class WebPushClient: PushTransport {
     private let credentialsHint: String
     private let endpointRule: WebPushEndpointRule
     private let judge: NIOLockedValueBox<WebPushRefusalJudge>
+    private let delivered = NIOLockedValueBox(DeliveredServices())
     private let logger: Logger
 
     public init(configuration: WebPushConfiguration, logger: Logger) {
@@ -80,21 +81,27 @@ public final class WebPushClient: PushTransport {
             return
         }
         let path = WebPushEndpointOrigin.path(of: device.identity)
-        let pools = pools, hint = credentialsHint, judge = judge, subscription = device.identity
+        let pools = pools, hint = credentialsHint, judge = judge, subscription = device.identity, delivered = delivered
         client.send(headers: client.sharedHeaders(method: "POST", headers: headers), path: path, body: body) { result in
             pools.finished(origin)
             switch result {
             case let .success(response):
                 switch WebPushAnswer.read(status: response.status, headers: response.headers, body: response.body, now: UnixTime.now().seconds) {
                 case let .result(answer):
-                    if answer.outcome == .sent { judge.withLockedValue { $0.accepted(origin, at: .now) } }
-                    completion(answer)
+                    if answer.outcome == .sent {
+                        let now = ContinuousClock.now
+                        judge.withLockedValue { $0.accepted(origin, at: now) }
+                        delivered.withLockedValue { $0.delivered(origin, at: now) }
+                        completion(answer)
+                    } else {
+                        completion(Self.outage(answer, origin: origin, delivered: delivered))
+                    }
                 case let .refusal(refusal):
                     let verdict = judge.withLockedValue { $0.refused(origin, subscription: subscription, at: .now) }
                     completion(Self.result(refusal, verdict: verdict, origin: origin, hint: hint))
                 }
             case let .failure(error):
-                completion(Self.result(transportError: error, origin: origin))
+                completion(Self.outage(Self.result(transportError: error, origin: origin), origin: origin, delivered: delivered))
             }
         }
     }
@@ -119,6 +126,16 @@ public final class WebPushClient: PushTransport {
         }
     }
 
+    /// A retryable failure of a service that has delivered for this app (no connection, a timeout,
+    /// 5xx): an outage, which its devices wait out without using attempts. Else as it was.
+    static func outage(_ result: PushResult, origin: WebPushEndpointOrigin, delivered: NIOLockedValueBox<DeliveredServices>) -> PushResult {
+        guard case let .retryable(reason) = result.outcome, result.status == 0 || (500...599).contains(result.status),
+              delivered.withLockedValue({ $0.hasDelivered(origin, at: .now) }) else { return result }
+        var result = result
+        result.outcome = .serviceDown(reason: reason)
+        return result
+    }
+
     /// A message that cannot be made: a subscription the encryption refuses (a p256dh off the
     /// curve) is the device's; a VAPID key that cannot sign is the app's.
     static func unsendable(_ error: WebPushError, hint: String) -> PushResult {
@@ -135,9 +152,10 @@ public final class WebPushClient: PushTransport {
 
     /// No answer from one push service. Unlike APNs, Web Push has no one service whose outage all
     /// devices wait out: each subscription names its own, and one that is gone for good must not
-    /// hold its devices forever. So the device's own attempts count (retried along the ladder,
-    /// then delivery.failed), and nothing pauses the app. A service that does not speak HTTP/2
-    /// fails its devices at once: the worker sends over HTTP/2 only.
+    /// hold its devices forever. So nothing pauses the app, and the device is retried along the
+    /// ladder; `outage` then lets the devices of a service that has delivered wait without using
+    /// attempts. A service that does not speak HTTP/2 fails its devices at once: the worker sends
+    /// over HTTP/2 only.
     static func result(transportError error: HTTP2Error, origin: WebPushEndpointOrigin) -> PushResult {
         var result = PushResult(transportError: error)
         if error.code == .addressNotAllowed {

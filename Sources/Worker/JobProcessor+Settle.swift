@@ -60,6 +60,15 @@ extension JobProcessor {
             status.metrics.retryPublished(delay: queue.delay)
             messages.append(.init(exchange: "", routingKey: route, body: retry.encoded(), properties: properties, mandatory: true))
         }
+        if !settlement.outageTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
+            .delayQueue(forOutageWait: job.outageWaits + 1) {
+            // Not the devices' fault either: their attempts stay, the waits are counted instead.
+            let wait = job.derived(tokens: settlement.outageTokens, attempts: job.attempts, chunk: job.chunk, outageWaits: job.outageWaits + 1)
+            var properties = Self.jobProperties(id: job.id)
+            let route = configuration.delayRoute(queue, bulk: job.bulk, properties: &properties, now: time)
+            status.metrics.retryPublished(delay: queue.delay)
+            messages.append(.init(exchange: "", routingKey: route, body: wait.encoded(), properties: properties, mandatory: true))
+        }
         if !settlement.heldTokens.isEmpty {
             // Not the devices' fault: they wait in the job queue, attempts untouched, while the
             // worker stops consuming until the credentials work or APNs is back.

@@ -10,6 +10,9 @@ struct Settlement: Sendable {
     /// The longest `Retry-After` among the devices to retry: their retry waits at least this long.
     var retryAfter: Duration?
     var heldTokens: [DeviceToken] = []
+    /// Devices whose service is down after having delivered (`serviceDown`): they wait in a delay
+    /// queue with their attempts untouched, the job's `outageWaits` one more.
+    var outageTokens: [DeviceToken] = []
     var credentialsReason: String?
     /// Set when the platform could not be reached for some devices (they are held, attempts untouched).
     var unavailableReason: String?
@@ -46,7 +49,10 @@ struct Settlement: Sendable {
             // Not the device's fault: it waits for the platform, without using up an attempt.
             heldTokens.append(device)
             unavailableReason = reason
-        case let .retryable(reason):
+        case .serviceDown where job.outageWaits < PushJob.maximumOutageWaits && retry.delayQueue(forOutageWait: 1) != nil:
+            counts.retried += 1
+            outageTokens.append(device)
+        case let .retryable(reason), let .serviceDown(reason):
             if retry.delayQueue(afterAttempts: job.attempts + 1) != nil {
                 counts.retried += 1
                 retryTokens.append(device)
