@@ -185,7 +185,7 @@ import Worker
     @Test func keyInTheWrongFormat() throws {
         let material = try TestMaterial()
         defer { material.remove() }
-        let notAKey = try material.write("AuthKey.p8", "this is not a key\n")
+        let notAKey = try material.writeKey("AuthKey.p8", "this is not a key\n")
         let findings = problems("apps:\n" + Self.tokenApp(keyFile: notAKey))
         #expect(findings.count == 1)
         #expect(findings.first?.field == "apps[0].token.key_file")
