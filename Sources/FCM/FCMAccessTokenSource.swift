@@ -31,6 +31,8 @@ public final class FCMAccessTokenSource: Sendable {
     private struct Locked {
         var state = FCMAccessTokenState()
         var waiters: [Waiter] = []
+        /// The token endpoint's clock, learnt from its `Date` when it refused an assertion's time.
+        var assertionClock = FCMAssertionClock()
     }
 
     private let account: FCMServiceAccount
@@ -52,7 +54,8 @@ public final class FCMAccessTokenSource: Sendable {
         http.requestTimeout = configuration.requestTimeout
         http.connectTimeout = configuration.connectTimeout
         http.idleConnectionTimeout = .seconds(60)
-        http.keptResponseHeaders = []
+        // Date: the endpoint's clock, to correct an assertion it refused as outside its timeframe.
+        http.keptResponseHeaders = ["date"]
         var logger = logger
         logger[metadataKey: FCMLogKeys.tokenEndpoint] = "\(configuration.serviceAccount.tokenURI)"
         self.account = configuration.serviceAccount
@@ -94,10 +97,13 @@ public final class FCMAccessTokenSource: Sendable {
         await http.shutdown()
     }
 
-    private func fetch() {
+    /// - Parameter corrected: this is the one retry after the endpoint refused the assertion's time.
+    private func fetch(corrected: Bool = false) {
         let assertion: String
+        let now = clock.unixSeconds()
+        let issuedAt = locked.withLockedValue { $0.assertionClock.issuedAt(localSeconds: now) }
         do {
-            assertion = try FCMAssertion.make(for: account, issuedAt: clock.unixSeconds())
+            assertion = try FCMAssertion.make(for: account, issuedAt: issuedAt)
         } catch {
             finish(.failure(FCMAccessTokenError(code: .refused, "cannot sign the OAuth assertion of \(account.clientEmail): \(error)")))
             return
@@ -114,11 +120,26 @@ public final class FCMAccessTokenSource: Sendable {
                 switch FCMTokenEndpointAnswer(status: response.status, body: response.body, clientEmail: clientEmail, endpoint: endpointName) {
                 case let .token(token, lifetime): finish(.success((token, lifetime)))
                 case let .failure(error): finish(.failure(error))
+                case let .outOfTimeframe(error):
+                    guard correctClock(serverDate: response.header("date"), corrected: corrected) else { return finish(.failure(error)) }
+                    fetch(corrected: true)
                 }
             case let .failure(error):
                 finish(.failure(FCMAccessTokenError(code: .unavailable, "cannot reach the token endpoint \(endpointName): \(error)")))
             }
         }
+    }
+
+    /// Whether to sign again by the endpoint's clock after it refused the assertion's time (once per
+    /// fetch: never a loop); says so in the log when it does.
+    private func correctClock(serverDate: String?, corrected: Bool) -> Bool {
+        let now = clock.unixSeconds()
+        let verdict = locked.withLockedValue { $0.assertionClock.refused(serverDate: serverDate, localSeconds: now, corrected: corrected) }
+        guard case let .retry(skew) = verdict else { return false }
+        logger.warning("fcm: the token endpoint refused the assertion as outside its timeframe: this machine's clock is \(abs(skew)) s \(skew > 0 ? "behind" : "ahead of") the endpoint's (its Date header); asking again with assertions dated by the endpoint's clock. Set this clock right (NTP)", metadata: [
+            FCMLogKeys.serviceAccount: "\(account.clientEmail)", FCMLogKeys.clockSkew: "\(skew)",
+        ])
+        return true
     }
 
     private func finish(_ result: Result<(token: String, lifetime: Duration), FCMAccessTokenError>) {

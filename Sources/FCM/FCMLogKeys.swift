@@ -5,4 +5,6 @@ enum FCMLogKeys {
     static let tokenEndpoint = "fcm.token_endpoint"
     static let tokenLifetime = "fcm.access_token.lifetime_s"
     static let error = "fcm.error"
+    /// Seconds the token endpoint's clock is ahead of this machine's (negative: behind).
+    static let clockSkew = "fcm.clock_skew_s"
 }

@@ -5,6 +5,9 @@ import PushCore
 enum FCMTokenEndpointAnswer: Equatable {
     case token(accessToken: String, lifetime: Duration)
     case failure(FCMAccessTokenError)
+    /// Refused because the assertion's `iat`/`exp` are outside the endpoint's window (its clock and
+    /// this one disagree): `FCMAssertionClock` may correct it once, else it is this refusal.
+    case outOfTimeframe(FCMAccessTokenError)
 
     /// Google's tokens last an hour; an answer without `expires_in` is taken to last that long.
     static let defaultLifetime: Duration = .seconds(3600)
@@ -22,14 +25,18 @@ enum FCMTokenEndpointAnswer: Equatable {
             return
         }
         var said = ""
-        if case let .string(error)? = object?["error"] { said = " \(error.prefix(80))" }
-        if case let .string(description)? = object?["error_description"] { said += ": \(description.prefix(200))" }
+        let error: String? = if case let .string(error)? = object?["error"] { error } else { nil }
+        let description: String? = if case let .string(description)? = object?["error_description"] { description } else { nil }
+        if let error { said = " \(error.prefix(80))" }
+        if let description { said += ": \(description.prefix(200))" }
         switch status {
         case 400, 401, 403:
             // invalid_grant (a deleted or revoked key, a clock far off), invalid_client, unauthorized_client:
-            // only new credentials help.
-            self = .failure(FCMAccessTokenError(code: .refused,
-                "the token endpoint \(endpoint) refused the service account \(clientEmail) (HTTP \(status)\(said))"))
+            // only new credentials help, or a clock set right.
+            let refusal = FCMAccessTokenError(code: .refused,
+                "the token endpoint \(endpoint) refused the service account \(clientEmail) (HTTP \(status)\(said))")
+            self = status == 400 && FCMAssertionClock.isTimeframeRefusal(error: error, description: description)
+                ? .outOfTimeframe(refusal) : .failure(refusal)
         default:
             self = .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint \(endpoint) answered HTTP \(status)\(said)"))
         }

@@ -20,10 +20,11 @@ public enum RetryAfter {
 /// RFC 9110 §5.6.7's HTTP-date: the preferred IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"), and
 /// the obsolete RFC 850 ("Sunday, 06-Nov-94 08:49:37 GMT") and asctime ("Sun Nov  6 08:49:37 1994")
 /// forms that recipients must still read.
-enum HTTPDate {
+public enum HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func unixSeconds(_ text: String) -> Int? {
+    /// UNIX seconds, or nil when `text` is none of the three forms.
+    public static func unixSeconds(_ text: String) -> Int? {
         let words = text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         if words.count == 6, words[0].hasSuffix(","), words[5] == "GMT" {
             // IMF-fixdate: day-name, DD Mon YYYY HH:MM:SS GMT

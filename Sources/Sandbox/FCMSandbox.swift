@@ -86,7 +86,8 @@ public final class FCMSandbox: Sendable {
         }
         responderBox.withLockedValue {
             $0 = FCMSandboxResponder(projectID: self.fcm.projectID, tokenPath: "/token", credentials: credentials, recorder: recorder,
-                                     retryAfterSeconds: self.fcm.retryAfterSeconds)
+                                     retryAfterSeconds: self.fcm.retryAfterSeconds,
+                                     clockOffsetSeconds: Int(self.fcm.clockOffset.components.seconds))
         }
         self.running.withLockedValue { $0 = Running(group: group, channel: channel, credentials: credentials, tokenURI: tokenURI) }
         self.logger.info("sandbox: FCM listening", metadata: [
@@ -125,6 +126,9 @@ public final class FCMSandbox: Sendable {
 
     /// Access tokens the token endpoint issued since start.
     public var accessTokensIssued: Int { self.running.withLockedValue { $0?.credentials.tokensIssued } ?? 0 }
+
+    /// Grants the token endpoint refused since start (an assertion it would not take, a revoked account).
+    public var accessTokenGrantsRefused: Int { self.running.withLockedValue { $0?.credentials.grantsRefused } ?? 0 }
 
     public func stop() async {
         guard let running = self.running.withLockedValue({ state -> Running? in

@@ -7,6 +7,10 @@ public struct FCMSandboxConfiguration: Sendable {
     public var tokenLifetime: Duration = .seconds(3600)
     /// The `Retry-After` sent with a scripted QUOTA_EXCEEDED (429) or UNAVAILABLE (503).
     public var retryAfterSeconds = 60
+    /// How far the token endpoint's clock is ahead of this machine's (behind when negative): it
+    /// checks an assertion's `iat` and `exp` and dates its answers (`Date`) by it, as Google's
+    /// endpoint does by its own. An hour makes every client here look an hour off.
+    public var clockOffset: Duration = .zero
 
     public init() {}
 }

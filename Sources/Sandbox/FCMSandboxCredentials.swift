@@ -20,6 +20,7 @@ final class FCMSandboxCredentials: Sendable {
         var issued: [String: ContinuousClock.Instant] = [:]
         var revoked = false
         var tokensIssued = 0
+        var grantsRefused = 0
     }
 
     let clientEmail: String
@@ -43,7 +44,10 @@ final class FCMSandboxCredentials: Sendable {
         guard let grantType = form["grant_type"] else { return Self.oauthError(400, "invalid_request", "Missing required parameter: grant_type") }
         guard grantType == Self.grantType else { return Self.oauthError(400, "unsupported_grant_type", "Invalid grant_type: \(grantType.prefix(80))") }
         guard let assertion = form["assertion"] else { return Self.oauthError(400, "invalid_request", "Missing required parameter: assertion") }
-        if let refusal = self.verify(assertion, epochSeconds: epochSeconds) { return Self.oauthError(400, refusal.error, refusal.description) }
+        if let refusal = self.verify(assertion, epochSeconds: epochSeconds) {
+            self.state.withLockedValue { $0.grantsRefused += 1 }
+            return Self.oauthError(400, refusal.error, refusal.description)
+        }
         var random = SystemRandomNumberGenerator()
         let token = "ya29.sandbox." + (0..<4).map { _ in String(random.next() as UInt64, radix: 16) }.joined()
         let refused = self.state.withLockedValue { state -> Bool in
@@ -52,7 +56,10 @@ final class FCMSandboxCredentials: Sendable {
             state.tokensIssued += 1
             return false
         }
-        if refused { return Self.oauthError(400, "invalid_grant", "Invalid JWT Signature.") }
+        if refused {
+            self.state.withLockedValue { $0.grantsRefused += 1 }
+            return Self.oauthError(400, "invalid_grant", "Invalid JWT Signature.")
+        }
         return (200, #"{"access_token":"\#(token)","expires_in":\#(self.tokenLifetime.components.seconds),"token_type":"Bearer"}"#)
     }
 
@@ -96,6 +103,8 @@ final class FCMSandboxCredentials: Sendable {
     }
 
     var tokensIssued: Int { self.state.withLockedValue { $0.tokensIssued } }
+    /// Grants refused (a bad assertion, or the account revoked); malformed requests are not counted.
+    var grantsRefused: Int { self.state.withLockedValue { $0.grantsRefused } }
 
     struct Refusal: CustomStringConvertible {
         let error: String

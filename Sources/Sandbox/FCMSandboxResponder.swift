@@ -42,6 +42,8 @@ struct FCMSandboxResponder: Sendable {
     let credentials: FCMSandboxCredentials
     let recorder: SandboxRecorder
     let retryAfterSeconds: Int
+    /// The token endpoint's clock minus this machine's (`FCMSandboxConfiguration.clockOffset`).
+    var clockOffsetSeconds = 0
 
     func reply(method: String, path: String, authorization: String?, body: [UInt8], connectionID: Int,
                uuids: inout SandboxUUIDGenerator) -> FCMSandboxReply {
@@ -54,8 +56,12 @@ struct FCMSandboxResponder: Sendable {
         }
         if route == self.tokenPath {
             guard method == "POST" else { return .answer(Self.rpcError(405, "Method Not Allowed", status: nil)) }
-            let grant = self.credentials.grant(formBody: body, epochSeconds: SandboxWallClock.epochSeconds(), now: .now)
-            return .answer(FCMSandboxHTTPAnswer(status: grant.status, headers: [("content-type", "application/json; charset=utf-8")], body: grant.json))
+            // Google's endpoint judges the assertion's time by its own clock, and says which in `Date`.
+            let endpointSeconds = SandboxWallClock.epochSeconds() + self.clockOffsetSeconds
+            let grant = self.credentials.grant(formBody: body, epochSeconds: endpointSeconds, now: .now)
+            return .answer(FCMSandboxHTTPAnswer(status: grant.status, headers: [
+                ("content-type", "application/json; charset=utf-8"), ("date", SandboxWallClock.httpDate(epochSeconds: endpointSeconds)),
+            ], body: grant.json))
         }
         guard route.hasPrefix("/v1/projects/"), route.hasSuffix("/messages:send") else {
             return .answer(Self.rpcError(404, "The requested URL \(route.prefix(100)) was not found on this server.", status: "NOT_FOUND"))

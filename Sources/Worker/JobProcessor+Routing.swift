@@ -11,7 +11,7 @@ extension JobProcessor {
         // The bulk lane's consumer has its own fixed prefetch.
         if case .send(let job) = plan, job.bulk { return }
         let devices = switch plan {
-        case .reject: 1
+        case .reject, .unknownApp: 1
         case .send(let job), .expire(let job): job.tokens.count
         case .expand: configuration.chunkSize
         }
@@ -21,18 +21,29 @@ extension JobProcessor {
         }
     }
 
-    /// The job, or what is wrong with it (size, JSON, fields, app).
-    func parse(_ delivery: AMQPDelivery, now: UnixTime) -> Result<PushJob, JobRejection> {
+    /// What to do with a delivery: parsed, then decided (`JobPlan`).
+    func plan(_ delivery: AMQPDelivery, now: UnixTime) -> JobPlan {
+        var unknownApp: String?
+        let parsed = parse(delivery, now: now, unknownApp: &unknownApp)
+        return JobPlan.decide(parsed, unknownApp: unknownApp, chunkSize: configuration.chunkSize, now: now)
+    }
+
+    /// The job, or what is wrong with it (size, JSON, fields, app). `unknownApp` is set when the
+    /// job names an app this worker does not serve.
+    private func parse(_ delivery: AMQPDelivery, now: UnixTime, unknownApp: inout String?) -> Result<PushJob, JobRejection> {
         do throws(JobRejection) {
             let size = delivery.discardedBodySize ?? delivery.body.count
             guard size <= configuration.maxMessageBytes, delivery.discardedBodySize == nil else {
                 throw JobRejection(field: nil, "the message is \(size) bytes; the limit is \(configuration.maxMessageBytes) (--max-message-bytes). Split the devices over several jobs or use groups")
             }
             let apps = roster.current.apps
+            var unknown: String?
+            defer { unknownApp = unknown }
             // The app decides the platform, and so how the rest of the job reads.
             let job = try parser.parse(delivery.body, messageID: delivery.properties.messageID, now: now.seconds,
                                        makeID: JobID.next) { (app: String) throws(JobRejection) in
                 guard let served = apps[app] else {
+                    unknown = app
                     throw JobRejection(field: "app", "unknown app \"\(app)\" (this worker serves: \(apps.keys.joined(separator: ", ")))")
                 }
                 return served.rules

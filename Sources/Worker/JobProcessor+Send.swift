@@ -5,7 +5,7 @@ import PushTransport
 /// The task path's stages after the plan: reject, expand, expire or send, then one tally.
 extension JobProcessor {
     /// Everything up to settling. Returns what is still to settle, or nil when the delivery was
-    /// already settled here (rejected, fanned out, or deferred).
+    /// already settled here (rejected, fanned out, deferred or held).
     func carryOut(_ plan: JobPlan, delivery: AMQPDelivery, started: ContinuousClock.Instant,
                   now: UnixTime) async -> (Settlement, JobLog)? {
         let job: PushJob
@@ -13,6 +13,9 @@ extension JobProcessor {
         switch plan {
         case .reject(let rejection):
             await reject(delivery, rejection, now: now)
+            return nil
+        case .unknownApp(let app, let rejection):
+            await holdOrReject(delivery, unknownApp: app, rejection: rejection, now: now)
             return nil
         case .send(let named), .expire(let named):
             job = named

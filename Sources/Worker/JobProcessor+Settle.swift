@@ -136,10 +136,11 @@ extension JobProcessor {
         status.recordRejection()
     }
 
-    /// Redis is unreachable, or the job's app is held back: the job waits in a delay queue
-    /// (growing delays, up to `longestDelay`; never dead-lettered for an outage) instead of being
-    /// requeued at full speed. Its body is kept byte for byte.
-    func defer_(_ delivery: AMQPDelivery, log: JobLog, longestDelay: Duration? = nil) async {
+    /// Redis is unreachable, the job's app is held back or not known yet: the job waits in a delay
+    /// queue (growing delays, up to `longestDelay`; never dead-lettered for an outage) instead of
+    /// being requeued at full speed. Its body is kept byte for byte; `headers` are added to its own.
+    func defer_(_ delivery: AMQPDelivery, logger: Logger, longestDelay: Duration? = nil,
+                headers: [String: AMQPFieldValue] = [:]) async {
         let deferrals = Self.deferrals(of: delivery)
         // A bulk job comes back to the bulk lane.
         var queues = configuration.retryPolicy(bulk: isInBulkLane(delivery)).queueNames
@@ -158,12 +159,16 @@ extension JobProcessor {
         properties.expiration = nil
         properties.headers[Self.deferralsHeader] = .int(Int64(deferrals + 1))
         var fallback = Self.deferralFallback(of: delivery, deferrals: deferrals + 1)
+        for (name, value) in headers {
+            properties.headers[name] = value
+            fallback.headers[name] = value
+        }
         let now = UnixTime.now(), bulk = isInBulkLane(delivery)
         let route = configuration.delayRoute(queue, bulk: bulk, properties: &properties, now: now)
         _ = configuration.delayRoute(queue, bulk: bulk, properties: &fallback, now: now)
         let message = ResultPublisher.Message(exchange: "", routingKey: route, body: delivery.body,
                                               properties: properties, mandatory: true, fallback: fallback)
-        guard await results.publish([message], logger: log.logger) else { return }
+        guard await results.publish([message], logger: logger) else { return }
         amqp.ack(delivery.tag)
         status.recordDeferral()
     }

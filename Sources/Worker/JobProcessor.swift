@@ -75,7 +75,7 @@ final class JobProcessor: Sendable {
             run(orElse: settled) { [self] in await process(delivery, plan: nil, started: started, now: now, settled: settled) }
             return
         }
-        let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+        let plan = self.plan(delivery, now: now)
         observe(plan, bodyBytes: delivery.body.count)
         // Parsing found the app; a reload since keeps its transport until this job settles.
         guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app), !job.bulk || isInBulkLane(delivery),
@@ -116,7 +116,7 @@ final class JobProcessor: Sendable {
             return
         }
         let plan = plan ?? {
-            let plan = JobPlan.decide(parse(delivery, now: now), chunkSize: configuration.chunkSize, now: now)
+            let plan = self.plan(delivery, now: now)
             observe(plan, bodyBytes: delivery.discardedBodySize ?? delivery.body.count)
             return plan
         }()

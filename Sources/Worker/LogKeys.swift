@@ -17,4 +17,5 @@ enum LogKeys {
     /// What the platform answered (a reason code or its own words).
     static let reason = "push.reason"
     static let redisKey = "redis.key"
+    static let unknownAppGrace = "push.unknown_app.grace"
 }

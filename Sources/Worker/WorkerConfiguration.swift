@@ -52,6 +52,12 @@ public struct WorkerConfiguration: Sendable {
     public var groupKeyPrefix = "group:"
     /// Larger messages are rejected before parsing.
     public var maxMessageBytes = 4 * 1024 * 1024
+    /// How long a job for an app this worker does not serve waits in the delay queues before it is
+    /// rejected: a fleet's workers reload a new app one after the other (`UnknownAppGrace`). 0
+    /// rejects it at once.
+    public var unknownAppGrace: Duration = .seconds(300)
+    /// Long enough for any rollout; a longer hold would only hide a publisher's typo.
+    public static let longestUnknownAppGrace: Duration = .seconds(24 * 3600)
     /// How long to wait before trying an app's credentials again after the platform refused them.
     public var credentialsRetryInterval: Duration = .seconds(60)
     public var shutdownTimeout: Duration = .seconds(30)

@@ -12,7 +12,7 @@ public enum ConfigurationFileReader {
     static let workerKeys = [
         "prefetch", "max_in_flight", "chunk_size", "retry_delays", "group_key_prefix", "max_message_bytes",
         "max_bytes_in_flight", "max_redeliveries", "completion_events", "shutdown_timeout",
-        "credentials_retry_interval", "job_queue", "queue_type", "results_exchange", "status_port", "status_host", "log_level",
+        "credentials_retry_interval", "unknown_app_grace", "job_queue", "queue_type", "results_exchange", "status_port", "status_host", "log_level",
         "token_refresh", "token_refresh_for_sandbox_tests",
     ]
     static let appKeys = [
@@ -100,6 +100,7 @@ public enum ConfigurationFileReader {
         settings.completionEvents = reader.choice(values["completion_events"], at: field("completion_events"), of: CompletionEvents.self)
         settings.shutdownTimeout = reader.duration(values["shutdown_timeout"], at: field("shutdown_timeout"), positive: false)
         settings.credentialsRetryInterval = reader.duration(values["credentials_retry_interval"], at: field("credentials_retry_interval"))
+        settings.unknownAppGrace = reader.duration(values["unknown_app_grace"], at: field("unknown_app_grace"), positive: false)
         settings.jobQueue = reader.string(values["job_queue"], at: field("job_queue"))
         settings.queueType = reader.choice(values["queue_type"], at: field("queue_type"), of: QueueType.self)
         settings.resultsExchange = reader.string(values["results_exchange"], at: field("results_exchange"))

@@ -12,8 +12,11 @@ public struct LoadedConfiguration: Sendable {
     /// The settings in effect, file and overrides together.
     public var settings: WorkerSettings
     public var apps: [AppEntry]
-    /// Things to say but not to stop for (a certificate close to its end).
+    /// Things to say but not to stop for (a certificate close to its end, a key file others can read).
     public var warnings: [ConfigurationFinding]
+    /// The warnings about key files others can read (in `warnings` too): logged at start, where a
+    /// certificate's end has a watch of its own (`CertificateExpiry`).
+    public var exposedKeyFiles: [ConfigurationFinding]
     /// Each certificate-authenticated app's certificate end, for warnings while running.
     public var certificates: [CertificateExpiry]
     /// Per app: what a reload compares to keep or renew its client.
@@ -37,7 +40,9 @@ public enum ConfigurationLoader {
         var webPushApps = [String: WebPushConfiguration]()
         var fcmApps = [String: FCMConfiguration]()
         var certificates = [CertificateExpiry]()
+        var exposedKeyFiles = [ConfigurationFinding]()
         for app in file.apps {
+            exposedKeyFiles += KeyFileExposure.findings(for: app, file: file.path)
             if app.platform == .webpush {
                 webPushApps[app.name] = webPushConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
                 continue
@@ -68,10 +73,12 @@ public enum ConfigurationLoader {
         } catch {
             settingFinding(error)
         }
+        findings += exposedKeyFiles
         let problems = ConfigurationProblems(findings)
         guard problems.errors.isEmpty, let worker else { throw problems }
         return LoadedConfiguration(worker: worker, settings: settings, apps: file.apps,
-                                   warnings: findings.filter { $0.severity == .warning }, certificates: certificates,
+                                   warnings: findings.filter { $0.severity == .warning }, exposedKeyFiles: exposedKeyFiles,
+                                   certificates: certificates,
                                    fingerprints: Dictionary(file.apps.map { ($0.name, AppFingerprint($0, environment: environment)) },
                                                             uniquingKeysWith: { first, _ in first }))
     }

@@ -28,6 +28,7 @@ public enum EffectiveConfigurationText {
         lines.append("  completion_events: \(worker.completionEvents.rawValue)")
         lines.append("  shutdown_timeout: \(DurationText.format(worker.shutdownTimeout))")
         lines.append("  credentials_retry_interval: \(DurationText.format(worker.credentialsRetryInterval))")
+        lines.append("  unknown_app_grace: \(DurationText.format(worker.unknownAppGrace))")
         lines.append("  token_refresh: \(DurationText.format(worker.providerTokenRefresh))")
         if worker.providerTokenRefreshBelow20Minutes { lines.append("  token_refresh_for_sandbox_tests: true") }
         lines.append("  job_queue: \(quoted(worker.jobQueue))")

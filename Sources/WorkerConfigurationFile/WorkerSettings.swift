@@ -42,6 +42,7 @@ public struct WorkerSettings: Sendable, Equatable {
     public var completionEvents: CompletionEvents?
     public var shutdownTimeout: Duration?
     public var credentialsRetryInterval: Duration?
+    public var unknownAppGrace: Duration?
     public var tokenRefresh: Duration?
     public var tokenRefreshForSandboxTests: Bool?
     public var jobQueue: String?
@@ -69,7 +70,7 @@ public struct WorkerSettings: Sendable, Equatable {
         take(\.amqpURL); take(\.amqpCAFile); take(\.redisURL); take(\.prefetch); take(\.maxInFlight)
         take(\.chunkSize); take(\.retryDelays); take(\.groupKeyPrefix); take(\.maxMessageBytes)
         take(\.maxBytesInFlight); take(\.maxRedeliveries); take(\.completionEvents); take(\.shutdownTimeout)
-        take(\.credentialsRetryInterval); take(\.jobQueue); take(\.queueType); take(\.resultsExchange); take(\.statusPort)
+        take(\.credentialsRetryInterval); take(\.unknownAppGrace); take(\.jobQueue); take(\.queueType); take(\.resultsExchange); take(\.statusPort)
         take(\.statusHost); take(\.logLevel); take(\.tokenRefresh); take(\.tokenRefreshForSandboxTests)
         return merged
     }
@@ -130,6 +131,7 @@ public struct WorkerSettings: Sendable, Equatable {
         if let completionEvents { configuration.completionEvents = completionEvents }
         if let shutdownTimeout { configuration.shutdownTimeout = shutdownTimeout }
         if let credentialsRetryInterval { configuration.credentialsRetryInterval = credentialsRetryInterval }
+        if let unknownAppGrace { configuration.unknownAppGrace = unknownAppGrace }
         if let tokenRefresh { configuration.providerTokenRefresh = tokenRefresh }
         if let tokenRefreshForSandboxTests { configuration.providerTokenRefreshBelow20Minutes = tokenRefreshForSandboxTests }
         try Self.check(configuration, naming: naming)
@@ -144,6 +146,9 @@ public struct WorkerSettings: Sendable, Equatable {
             throw SettingError(setting: "max_bytes_in_flight", "\(name("max_bytes_in_flight")) must be at least \(name("max_message_bytes")) (\(configuration.maxMessageBytes))")
         }
         guard configuration.maxRedeliveries >= 1 else { throw SettingError(setting: "max_redeliveries", "\(name("max_redeliveries")) must be at least 1") }
+        guard configuration.unknownAppGrace >= .zero, configuration.unknownAppGrace <= WorkerConfiguration.longestUnknownAppGrace else {
+            throw SettingError(setting: "unknown_app_grace", "\(name("unknown_app_grace")) must be 0…\(DurationText.format(WorkerConfiguration.longestUnknownAppGrace)) (0: a job for an app not served is rejected at once), got \(DurationText.format(configuration.unknownAppGrace))")
+        }
         if configuration.queueType == .quorum {
             if let longest = configuration.retry.delays.max(), longest > WorkerConfiguration.longestHeldDelay {
                 throw SettingError(setting: "retry_delays", "\(name("retry_delays")) \(DurationText.format(longest)) is longer than \(DurationText.format(WorkerConfiguration.longestHeldDelay)), the longest a retry is held with \(name("queue_type")) quorum: the worker holds it unacked, and RabbitMQ closes the channel of a delivery unacked past its consumer_timeout (30 minutes by default)")

@@ -50,6 +50,12 @@ struct APNsOptions: ParsableArguments {
     }
 
     /// With a `logger`, the client certificate's bundle ID, topics and expiry are logged.
+    /// The file holding the private key: the .p8, the certificate's key file, or the certificate
+    /// (PEM with its key, or PKCS#12) itself.
+    var privateKeyFile: String? {
+        Env.or(apnsKeyFile, "apns-key-file") ?? Env.or(apnsCertKeyFile, "apns-cert-key-file") ?? Env.or(apnsCertFile, "apns-cert-file")
+    }
+
     func configuration(logger: Logger? = nil) throws -> APNsConfiguration {
         let environmentName = Env.or(apnsEnvironment, "apns-environment") ?? Defaults.apns.environment.rawValue
         guard let environment = APNsConfiguration.Environment(rawValue: environmentName) else {

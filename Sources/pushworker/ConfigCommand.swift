@@ -11,7 +11,7 @@ struct ConfigCommand: AsyncParsableCommand {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a configuration file and print the configuration in effect (secrets as ***).",
-            discussion: "Loads every app's key or certificate as the worker would. Exits non-zero with one line per error (file:line: field: problem); warnings (a certificate ending within 30 days) are printed and exit 0. Worker options given here, or their PUSHWORKER_ variables, override the file as they do for run.")
+            discussion: "Loads every app's key or certificate as the worker would. Exits non-zero with one line per error (file:line: field: problem); warnings (a certificate ending within 30 days, a key file its group or other users can read) are printed and exit 0. Worker options given here, or their PUSHWORKER_ variables, override the file as they do for run.")
 
         @Argument(help: "The file (default: --config or PUSHWORKER_CONFIG).") var file: String?
         @OptionGroup var connection: ConnectionOptions

@@ -41,6 +41,9 @@ struct RunCommand: AsyncParsableCommand {
         guard let path = worker.configFile else {
             // The one-app shorthand: the --apns-* options describe the app.
             let logger = LoggingOptions.makeLogger(label: "pushworker", level: overrides.effectiveLogLevel, format: try logging.format())
+            if let keyFile = apns.privateKeyFile, let warning = KeyFileExposure.warning(app: Env.or(app, "app") ?? "default", file: keyFile) {
+                logger.warning("\(warning)")
+            }
             var configuration = WorkerConfiguration(
                 amqp: connection.amqpConfiguration(name: "pushworker"),
                 redis: try connection.redisConfiguration(),
@@ -67,6 +70,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let logger = LoggingOptions.makeLogger(label: "pushworker", level: loaded.settings.effectiveLogLevel, format: try logging.format())
+        for warning in loaded.exposedKeyFiles { logger.warning("\(warning)") }
         for app in loaded.worker.apps.keys.sorted() {
             guard let apns = loaded.worker.apps[app] else { continue }
             logger.info("app configured", metadata: [

@@ -14,6 +14,7 @@ extension SandboxCommand {
         configuration.maxConcurrentStreams = 100
         var fcm = FCMSandboxConfiguration()
         fcm.projectID = fcmProjectID
+        fcm.clockOffset = .seconds(fcmClockOffset)
         let sandbox = FCMSandbox(configuration: configuration, fcm: fcm, logger: logger)
         let bound = try await sandbox.start()
         // Unbuffered: scripts wait for these lines.

@@ -44,6 +44,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "Also run FCM HTTP v1 and its OAuth token endpoint on this port (0 = any free port; default: none): writes fcm-service-account.json (token_uri on this port) into --state-directory, checks bearer tokens and messages, records every message; control under /_sandbox/fcm/. [env PUSHWORKER_SANDBOX_FCM_PORT]")
     var fcmPort: Int?
     @Option(help: "The Firebase project ID the FCM service answers for.") var fcmProjectID: String = "pushworker-sandbox"
+    @Option(help: "Seconds the FCM token endpoint's clock runs ahead of this machine's (negative: behind): it refuses assertions outside its window as Google does, and dates its answers by it. Default 0.")
+    var fcmClockOffset: Int = 0
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @OptionGroup var logging: LoggingOptions
 

@@ -32,6 +32,8 @@ struct WorkerOptions: ParsableArguments {
     var shutdownTimeout: Int?
     @Option(help: "Seconds between credential retries after APNs refused them. Default \(Defaults.seconds(Defaults.worker.credentialsRetryInterval)). [env PUSHWORKER_CREDENTIALS_RETRY_INTERVAL]")
     var credentialsRetryInterval: Int?
+    @Option(help: "Seconds a job for an app this worker does not serve waits in the delay queues before it is dead-lettered (\"unknown app\"): a fleet's workers load a new app one after the other. 0 rejects it at once. Default \(Defaults.seconds(Defaults.worker.unknownAppGrace)). [env PUSHWORKER_UNKNOWN_APP_GRACE]")
+    var unknownAppGrace: Int?
     @Option(help: "Seconds between provider-token refreshes: every worker uses one token per team and key, kept in Redis at pushworker:jwt:<team id>:<key id>:<key fingerprint>. 1200…3000. Default \(Defaults.seconds(Defaults.worker.providerTokenRefresh)). [env PUSHWORKER_TOKEN_REFRESH]")
     var tokenRefresh: Int?
     @Flag(help: "Allow --token-refresh below 20 minutes: only for tests against the sandbox (pushworker sandbox --token-update-interval); APNs would answer TooManyProviderTokenUpdates. [env PUSHWORKER_TOKEN_REFRESH_FOR_SANDBOX_TESTS=1]")
@@ -77,6 +79,7 @@ struct WorkerOptions: ParsableArguments {
         }
         settings.shutdownTimeout = shutdownTimeout.map { .seconds($0) }
         settings.credentialsRetryInterval = credentialsRetryInterval.map { .seconds($0) }
+        settings.unknownAppGrace = unknownAppGrace.map { .seconds($0) }
         settings.tokenRefresh = tokenRefresh.map { .seconds($0) }
         // Not given leaves the file's value in place.
         settings.tokenRefreshForSandboxTests = tokenRefreshForSandboxTests ? true : nil

@@ -157,6 +157,14 @@ struct FCMTokenEndpointAnswerTests {
             "the token endpoint https://oauth2.googleapis.com/token refused the service account sender@p.iam.gserviceaccount.com (HTTP 401 invalid_client)")))
     }
 
+    @Test("400 invalid_grant about the assertion's iat and exp is a refusal of its time, which the clock may correct")
+    func outOfTimeframe() {
+        let description = "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+        #expect(read(400, #"{"error":"invalid_grant","error_description":"\#(description)"}"#) == .outOfTimeframe(FCMAccessTokenError(code: .refused,
+            "the token endpoint https://oauth2.googleapis.com/token refused the service account sender@p.iam.gserviceaccount.com (HTTP 400 invalid_grant: \(description))")))
+        if case .outOfTimeframe = read(401, #"{"error":"invalid_grant","error_description":"\#(description)"}"#) { Issue.record("only a 400 is Google's answer") }
+    }
+
     @Test("5xx is the endpoint's trouble: try later")
     func unavailable() {
         #expect(read(503, "busy") == .failure(FCMAccessTokenError(code: .unavailable, "the token endpoint https://oauth2.googleapis.com/token answered HTTP 503")))

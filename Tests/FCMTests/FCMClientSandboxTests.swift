@@ -173,6 +173,51 @@ import Testing
         }
     }
 
+    /// Assertions an hour off, whichever clock is wrong: the token endpoint refuses the first as
+    /// outside its timeframe, the client corrects by the answer's Date once, gets a token and sends.
+    @Test("assertions an hour off get a token after one correction, and the device is sent", arguments: [
+        (3600, 0),    // the endpoint's clock an hour ahead of this machine's
+        (0, 3600),    // this machine's clock an hour ahead
+        (-3600, 0),   // the endpoint's clock an hour behind
+    ])
+    func clockSkewCorrectedOnce(endpointAhead: Int, workerAhead: Int) async throws {
+        try await withFCMSandbox({ $0.clockOffset = .seconds(endpointAhead) }) { harness in
+            let client = try harness.makeClient(clock: .init(monotonic: { .now }, unixSeconds: { Int(Date().timeIntervalSince1970) + workerAhead }))
+            let result = await client.send(try fcmJob(), to: "device-0000000000000001")
+            await client.shutdown()
+            #expect(result.outcome == .sent, "\(result)")
+            #expect(harness.sandbox.accessTokenGrantsRefused == 1, "refused once")
+            #expect(harness.sandbox.accessTokensIssued == 1, "then granted")
+            #expect(harness.sandbox.received().map(\.status) == [200])
+        }
+    }
+
+    /// A correction that does not help (here the clock jumps another hour between the refusal and
+    /// the retry) is not tried again: the second refusal is reported as any refusal is.
+    @Test("a refusal after the one correction is reported, never a loop")
+    func clockSkewNeverLoops() async throws {
+        try await withFCMSandbox { harness in
+            let reads = ClockReads()
+            let client = try harness.makeClient(clock: .init(monotonic: { .now }, unixSeconds: {
+                // The first assertion and the refusal's arrival an hour behind, the retry two hours behind.
+                Int(Date().timeIntervalSince1970) - (reads.next() < 2 ? 3600 : 7200)
+            }))
+            let first = await client.tokens.accessToken()
+            guard case let .failure(error) = first else {
+                Issue.record("a second refusal must be reported: \(first)")
+                return
+            }
+            #expect(error.code == .refused)
+            #expect(error.message.contains("invalid_grant: Invalid JWT: Token must be a short-lived token"), "\(error.message)")
+            #expect(harness.sandbox.accessTokenGrantsRefused == 2, "the assertion, then its one correction")
+            // Asked again at once: told the refusal, without a third assertion.
+            if case .success = await client.tokens.accessToken() { Issue.record("no token was granted") }
+            #expect(harness.sandbox.accessTokenGrantsRefused == 2)
+            #expect(harness.sandbox.accessTokensIssued == 0)
+            await client.shutdown()
+        }
+    }
+
     @Test("a revoked service account: the token endpoint refuses it, and the devices wait as a credentials problem")
     func revoked() async throws {
         try await withFCMSandbox { harness in

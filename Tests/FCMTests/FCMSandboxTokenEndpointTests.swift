@@ -3,6 +3,7 @@ import Crypto
 import FCM
 import Foundation
 import HTTP2
+import PushCore
 import Testing
 
 /// The sandbox's token endpoint checks an assertion as Google documents it: the signature of the
@@ -34,7 +35,7 @@ import Testing
         return (try _RSA.Signing.PrivateKey(pemRepresentation: json["private_key"] ?? ""), json["client_email"] ?? "", json["token_uri"] ?? "")
     }
 
-    static func post(_ form: String, to harness: FCMSandboxHarness) async throws -> (status: Int, body: String) {
+    static func post(_ form: String, to harness: FCMSandboxHarness) async throws -> (status: Int, body: String, date: String?) {
         let raw = harness.makeRawClient()
         let response: Result<HTTP2Response, HTTP2Error>
         do {
@@ -46,7 +47,7 @@ import Testing
         }
         await raw.shutdown()
         let answer = try response.get()
-        return (answer.status, String(decoding: answer.body, as: UTF8.self))
+        return (answer.status, String(decoding: answer.body, as: UTF8.self), answer.header("date"))
     }
 
     static func grant(_ assertion: String) -> String {
@@ -93,6 +94,25 @@ import Testing
             #expect(answer.body.contains(#""error":"\#(error)""#), "\(answer.body)")
             #expect(answer.body.contains(description), "\(answer.body)")
             #expect(harness.sandbox.accessTokensIssued == 0)
+        }
+    }
+
+    /// The endpoint's clock an hour ahead: an assertion dated by this machine's clock is refused in
+    /// Google's words, and the answer's `Date` tells the endpoint's time; one dated by it is taken.
+    @Test("a skewed token endpoint judges assertions by its own clock and says it in Date")
+    func skewedClock() async throws {
+        try await withFCMSandbox({ $0.clockOffset = .seconds(3600) }) { harness in
+            let account = try Self.account(harness)
+            let now = Int(Date().timeIntervalSince1970)
+            let refused = try await Self.post(Self.grant(try Self.assertion(Claims(iss: account.email, aud: account.tokenURI, iat: now), key: account.key)), to: harness)
+            #expect(refused.status == 400)
+            #expect(refused.body.contains(#""error":"invalid_grant""#), "\(refused.body)")
+            #expect(refused.body.contains("Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values"), "\(refused.body)")
+            let endpointNow = try #require(refused.date.flatMap(HTTPDate.unixSeconds))
+            #expect(endpointNow >= now + 3599 && endpointNow < now + 7200, "Date is the endpoint's clock, an hour ahead: \(String(describing: refused.date))")
+            let taken = try await Self.post(Self.grant(try Self.assertion(Claims(iss: account.email, aud: account.tokenURI, iat: endpointNow), key: account.key)), to: harness)
+            #expect(taken.status == 200, "\(taken.body)")
+            #expect(harness.sandbox.accessTokensIssued == 1 && harness.sandbox.accessTokenGrantsRefused == 1)
         }
     }
 

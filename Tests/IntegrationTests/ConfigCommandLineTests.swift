@@ -90,6 +90,28 @@ import Testing
         #expect(outcome.output.contains("remove --apns-topic (PUSHWORKER_APNS_TOPIC), --app (PUSHWORKER_APP)"))
     }
 
+    /// A key file its group or other users can read: a warning naming the app, the file, its mode
+    /// and the fix, in `config check` (which still passes) and in `run`'s log at start; none for 0600.
+    @Test func aKeyFileOthersCanReadIsWarnedAbout() async throws {
+        let key = try CommandLineTests.tokenKey()
+        let path = try Self.file(Self.app(key: key))
+        defer { try? FileManager.default.removeItem(atPath: key); try? FileManager.default.removeItem(atPath: path) }
+        let warning = "\(path):10: warning: apps[0].token.key_file: the key file \(key) of app \"news\" has mode 0644: its group and other users can read it. Run chmod 600 \(key)"
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: key)
+        let open = try CommandLineTests.run(["config", "check", path])
+        #expect(open.status == 0, "\(open.output)")
+        #expect(open.output.contains(warning), "\(open.output)")
+        let worker = try WorkerProcess(arguments: ["run", "--config", path])
+        defer { worker.terminate() }
+        try await worker.waitForLog(warning)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let closed = try CommandLineTests.run(["config", "check", path])
+        #expect(closed.status == 0, "\(closed.output)")
+        #expect(!closed.output.contains("warning"), "\(closed.output)")
+    }
+
     /// A certificate ending within 30 days: said on stderr, and the check still passes.
     @Test func aCertificateEndingSoonIsAWarningAndExitsZero() throws {
         let directory = NSTemporaryDirectory() + "pushworker-soon-\(UUID().uuidString.prefix(8))"

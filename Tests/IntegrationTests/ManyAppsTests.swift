@@ -27,6 +27,7 @@ struct ManyAppsTests {
                   group_key_prefix: "\(fixture.groupPrefix)"
                   retry_delays: [300ms]
                   shutdown_timeout: 5s
+                  unknown_app_grace: 0s         # no rollout here: an app not in the file is a mistake
                 apps:
                   - name: news
                     platform: apns
@@ -54,6 +55,7 @@ struct ManyAppsTests {
             let loaded = try ConfigurationLoader.load(try ConfigurationFileReader.read(path: path),
                                                       environment: ["NEWS_APNS_KEY_BASE64": key])
             #expect(loaded.worker.apps.keys.sorted() == ["news", "shop"])
+            #expect(loaded.worker.unknownAppGrace == .zero)
             try fixture.startWorker(loaded.worker)
 
             let newsTokens = (1...3).map(PipelineFixture.token)

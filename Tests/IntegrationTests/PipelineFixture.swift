@@ -82,8 +82,9 @@ final class PipelineFixture: @unchecked Sendable {
         return configuration
     }
 
-    func startWorker(_ configuration: WorkerConfiguration, metrics: WorkerMetrics = WorkerMetrics()) throws {
-        let worker = try PushWorker(configuration: configuration, logger: logger, metrics: metrics)
+    /// - Parameter logger: the worker's, when a test reads what it logs (else the fixture's).
+    func startWorker(_ configuration: WorkerConfiguration, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger? = nil) throws {
+        let worker = try PushWorker(configuration: configuration, logger: logger ?? self.logger, metrics: metrics)
         self.worker = worker
         queueType = configuration.queueType
         workerTask = Task { try await worker.run() }

@@ -51,6 +51,7 @@ import Worker
               completion_events: failures
               shutdown_timeout: 10s
               credentials_retry_interval: 2m
+              unknown_app_grace: 90s
               job_queue: my.jobs
               results_exchange: my.results
               status_port: 8080
@@ -87,6 +88,7 @@ import Worker
         #expect(worker.completionEvents == .failures)
         #expect(worker.shutdownTimeout == .seconds(10))
         #expect(worker.credentialsRetryInterval == .seconds(120))
+        #expect(worker.unknownAppGrace == .seconds(90))
         #expect(worker.jobQueue == "my.jobs" && worker.deadQueue == "my.jobs.dead")
         #expect(worker.resultsExchange == "my.results")
         #expect(loaded.settings.effectiveStatusPort == 8080)
@@ -130,9 +132,23 @@ import Worker
         #expect(loaded.worker.chunkSize == defaults.chunkSize)
         #expect(loaded.worker.tunesPrefetch)
         #expect(loaded.worker.retry.delays == defaults.retry.delays)
+        #expect(loaded.worker.unknownAppGrace == .seconds(300) && defaults.unknownAppGrace == .seconds(300))
         #expect(loaded.worker.amqp.url == WorkerSettings.defaultAMQPURL)
         let apns = try #require(loaded.worker.apps["news"])
         #expect(apns.maxConnections == 4 && apns.requestTimeout == .seconds(30))
+    }
+
+    /// The grace may be 0 (rejected at once), never negative or past a day: each refusal names the field.
+    @Test func unknownAppGraceIsZeroToADay() {
+        let app = Self.tokenApp(keyFile: "/nonexistent.p8")
+        let negative = problems("worker:\n  unknown_app_grace: -1s\napps:\n\(app)")
+        #expect(negative.contains { $0.field == "worker.unknown_app_grace" && $0.line == 2 }, "\(negative)")
+        var overrides = WorkerSettings()
+        overrides.unknownAppGrace = .seconds(86_401)
+        let long = problems("apps:\n\(app)", overrides: overrides)
+        #expect(long.contains { $0.field == "worker.unknown_app_grace" && $0.message.contains("0…24h") }, "\(long)")
+        overrides.unknownAppGrace = .zero
+        #expect(!problems("apps:\n\(app)", overrides: overrides).contains { $0.field == "worker.unknown_app_grace" })
     }
 
     @Test func unknownKeySuggestsTheNearestOne() {
@@ -185,7 +201,7 @@ import Worker
     @Test func keyInTheWrongFormat() throws {
         let material = try TestMaterial()
         defer { material.remove() }
-        let notAKey = try material.write("AuthKey.p8", "this is not a key\n")
+        let notAKey = try material.writeKey("AuthKey.p8", "this is not a key\n")
         let findings = problems("apps:\n" + Self.tokenApp(keyFile: notAKey))
         #expect(findings.count == 1)
         #expect(findings.first?.field == "apps[0].token.key_file")

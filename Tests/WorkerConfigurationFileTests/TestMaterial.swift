@@ -20,9 +20,17 @@ struct TestMaterial {
         return path(name)
     }
 
+    /// A key file, readable by its owner only (as key files should be: others' access is warned about).
+    @discardableResult
+    func writeKey(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
+        let file = try write(name, text)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+        return file
+    }
+
     /// A P-256 key in PKCS#8 PEM, what Apple's .p8 files hold.
-    func tokenKey(_ name: String = "key.p8") throws -> String {
-        try write(name, P256.Signing.PrivateKey().pemRepresentation)
+    func tokenKey(_ name: String = "key.p8", mode: Int = 0o600) throws -> String {
+        try writeKey(name, P256.Signing.PrivateKey().pemRepresentation, mode: mode)
     }
 
     /// A self-signed client certificate with the bundle ID as its subject's UID (as APNs
@@ -39,7 +47,7 @@ struct TestMaterial {
             notValidBefore: validUntil.addingTimeInterval(-2 * 365 * 86_400), notValidAfter: validUntil,
             issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: Certificate.Extensions {}, issuerPrivateKey: .init(key))
-        return (try write("\(name).pem", certificate.serializeAsPEM().pemString), try write("\(name)-key.pem", key.pemRepresentation))
+        return (try write("\(name).pem", certificate.serializeAsPEM().pemString), try writeKey("\(name)-key.pem", key.pemRepresentation))
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: directory) }

@@ -23,6 +23,16 @@ struct JobPlanTests {
         #expect(rejection.field == "tokens")
     }
 
+    @Test func anUnknownAppIsPlannedApartFromOtherRejections() {
+        let rejection = JobRejection(field: "app", "unknown app \"news\"")
+        guard case .unknownApp(let app, let kept) = JobPlan.decide(.failure(rejection), unknownApp: "news", chunkSize: 10, now: Self.now) else {
+            Issue.record("not held as an unknown app")
+            return
+        }
+        #expect(app == "news" && kept == rejection)
+        #expect(JobPlan.decide(.failure(rejection), unknownApp: "news", chunkSize: 10, now: Self.now).taskFreeJob == nil)
+    }
+
     @Test func namedDevicesWithinAChunkAreSentWithoutATask() {
         let plan = decide(Self.job(tokens: 1000))
         guard case .send = plan else { Issue.record("\(plan)"); return }

@@ -28,6 +28,13 @@ struct FCMSandboxHarness {
         try FCMClient(serviceAccountFile: serviceAccountFile, url: "https://127.0.0.1:\(port)", extraCAFile: caFile, logger: Self.logger)
     }
 
+    /// A client whose wall clock (the assertion's `iat`) is `clock`'s.
+    func makeClient(clock: FCMAccessTokenSource.Clock) throws -> FCMClient {
+        var configuration = try FCMConfiguration(serviceAccountFile: serviceAccountFile, url: "https://127.0.0.1:\(port)")
+        configuration.extraCAFile = caFile
+        return try FCMClient(configuration: configuration, logger: Self.logger, clock: clock)
+    }
+
     /// A plain HTTP/2 client to the sandbox, for requests FCMClient would never make.
     func makeRawClient() -> HTTP2Client {
         var configuration = HTTP2ClientConfiguration(host: "127.0.0.1", port: port)
