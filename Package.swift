@@ -141,6 +141,7 @@ let package = Package(
         // parser and published with confirms.
         .target(name: "Gateway", dependencies: [
             "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "PushworkerClient", "Worker", "WorkerConfigurationFile",
+            "HTTP2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -209,7 +210,7 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway"], swiftSettings: strict),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP2"], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
             "StatusEndpoint", "Worker", "OwnerThread",
             .product(name: "Logging", package: "swift-log"),
