@@ -210,7 +210,14 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HTTP2"], swiftSettings: strict),
+        // Unit tests, and the gateway run in this process over HTTP against the real RabbitMQ.
+        .testTarget(name: "GatewayTests", dependencies: [
+            "Gateway", "HTTP2", "AMQP", "Redis",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
             "StatusEndpoint", "Worker", "OwnerThread",
             .product(name: "Logging", package: "swift-log"),
