@@ -16,13 +16,21 @@ final class APIKeyring: Sendable {
     private let keys: [[UInt8]: Key]
     private let buckets: NIOLockedValueBox<[String: RateLimitBucket]>
 
-    init(_ loaded: [LoadedAPIKey], defaultRate: Int, defaultBurst: Int, now: Duration) {
+    /// - Parameter previous: the keyring a reload replaces: a key kept with the same rate keeps
+    ///   its bucket, so a reload gives no one a fresh burst.
+    init(_ loaded: [LoadedAPIKey], defaultRate: Int, defaultBurst: Int, now: Duration, carrying previous: APIKeyring? = nil) {
+        let kept = previous?.buckets.withLockedValue { $0 } ?? [:]
         var keys = [[UInt8]: Key]()
         var buckets = [String: RateLimitBucket]()
         for key in loaded {
             keys[Array(SHA256.hash(data: Array(key.secret.utf8)))] = Key(name: key.name, apps: key.apps)
             let rate = key.requestsPerSecond ?? defaultRate
-            buckets[key.name] = RateLimitBucket(rate: rate, burst: key.burst ?? max(rate, defaultBurst), now: now)
+            let fresh = RateLimitBucket(rate: rate, burst: key.burst ?? max(rate, defaultBurst), now: now)
+            if let old = kept[key.name], old.rate == fresh.rate, old.burst == fresh.burst {
+                buckets[key.name] = old
+            } else {
+                buckets[key.name] = fresh
+            }
         }
         self.keys = keys
         self.buckets = NIOLockedValueBox(buckets)

@@ -16,6 +16,9 @@ extension Gateway {
 
     func relay(_ request: Request, context: GatewayRequestContext) async throws(GatewayAnswer) -> GatewayAnswer {
         let configuration = self.configuration
+        guard configuration.settings.relayEnabled else {
+            throw GatewayAnswer.error(404, "this gateway does not serve the relay (gateway.relay: false, or --no-relay)")
+        }
         if let environment = WebPushRelay.environment(path: request.uri.path) {
             try admit(request, context: context, app: configuration.relayApp(for: environment), in: configuration)
         }

@@ -1,14 +1,18 @@
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PushCore
 import Redis
 import ServiceLifecycle
+import UnixSignals
 
 /// `pushworker gateway`: jobs and group changes over HTTP, checked by the worker's own parser,
 /// published to the job queue with publisher confirms; answered only once the broker confirmed.
 public final class Gateway: Sendable {
+    /// As started: the listen address, connections, queue and pushd's ports, which a reload does
+    /// not change. What it may change is in `configuration`.
     let settings: GatewaySettings
     let logger: Logger
     let clock: GatewayClock
@@ -16,8 +20,8 @@ public final class Gateway: Sendable {
     let redis: RedisClient
     let counters = GatewayCounters()
     let redisHealth = CachedCheck(maxAge: .seconds(1))
-    /// The apps, API keys and relay limits requests are checked against.
-    let configuration: GatewayConfiguration
+    /// Replaced whole by a reload (`Gateway+Reload`).
+    let current: NIOLockedValueBox<GatewayConfiguration>
 
     /// - Parameter clock: what the API keys' and the relay's token buckets are driven by.
     public init(settings: GatewaySettings, logger: Logger, clock: GatewayClock = .continuous()) {
@@ -27,30 +31,37 @@ public final class Gateway: Sendable {
         publisher = JobPublisher(configuration: settings.amqp, queue: settings.jobQueue, queueType: settings.queueType,
                                  timeout: settings.publishTimeout, logger: logger)
         redis = RedisClient(configuration: settings.redis, logger: logger)
-        configuration = GatewayConfiguration(settings: settings, redis: redis, now: clock.now())
+        current = NIOLockedValueBox(GatewayConfiguration(settings: settings, redis: redis, now: clock.now()))
     }
 
+    /// The configuration in force; a request reads it once and keeps it to the end.
+    var configuration: GatewayConfiguration { current.withLockedValue { $0 } }
+
     /// Serves until SIGTERM or SIGINT, then finishes the requests in progress and closes.
-    /// `onListening` gets the HTTP port (the chosen one when the settings ask for 0).
-    public func run(onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    /// `onListening` gets the HTTP port (the chosen one when the settings ask for 0); `services`
+    /// run alongside until then (the SIGHUP reloader).
+    public func run(services extra: [any Service] = [], onListening: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         publisher.start()
         let router = Router(context: GatewayRequestContext.self)
         addRoutes(to: router)
-        var services = [any Service]()
+        var services = [ServiceGroupConfiguration.ServiceConfiguration]()
         if let pushd = settings.pushd {
-            services.append(PushdListener(endpoints: pushd, logger: logger, handle: { port, bytes in await self.handlePushd(port, bytes) }))
+            services.append(.init(service: PushdListener(endpoints: pushd, logger: logger, handle: { port, bytes in await self.handlePushd(port, bytes) })))
         }
+        // They run until the graceful shutdown; their end must not end the gateway.
+        services += extra.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .ignore) }
         let (seconds, attoseconds) = settings.idleTimeout.components
         let idle = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let app = Application(
             router: router,
             server: .http1(configuration: .init(idleTimeout: idle)),
             configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "pushworker"),
-            services: services,
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [.init(service: app)] + services,
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
-            try await app.runService()
+            try await group.run()
         } catch {
             await publisher.shutdown()
             throw error
@@ -67,10 +78,9 @@ public final class Gateway: Sendable {
             await self.respond { () throws(GatewayAnswer) in try await self.changeGroup(request, context: context, adding: false) }
         }
         router.get("/healthz") { _, _ in await self.health().response }
-        if settings.relayEnabled {
-            router.post("/relay-to/**") { request, context in
-                await self.respond { () throws(GatewayAnswer) in try await self.relay(request, context: context) }
-            }
+        // Always routed: a reload may turn the relay on or off.
+        router.post("/relay-to/**") { request, context in
+            await self.respond { () throws(GatewayAnswer) in try await self.relay(request, context: context) }
         }
     }
 

@@ -2,7 +2,9 @@ import GatewayCore
 import NIOConcurrencyHelpers
 import Redis
 
-/// What requests are checked against: the apps, API keys, relay apps and limits.
+/// What a reload (SIGHUP) replaces: the apps, API keys, relay apps and limits. A request reads it
+/// once when it begins and finishes with it, so a reload never changes the rules under a request
+/// in progress.
 struct GatewayConfiguration: Sendable {
     let settings: GatewaySettings
     let keyring: APIKeyring
@@ -10,13 +12,19 @@ struct GatewayConfiguration: Sendable {
     let groups: GroupIntake
     let relayAdmission: NIOLockedValueBox<RelayAdmission>
 
-    init(settings: GatewaySettings, redis: RedisClient, now: Duration) {
+    /// - Parameter previous: the configuration this one replaces: buckets whose limits did not
+    ///   change are kept, so that a reload hands out no fresh bursts.
+    init(settings: GatewaySettings, redis: RedisClient, now: Duration, carrying previous: GatewayConfiguration? = nil) {
         self.settings = settings
         keyring = APIKeyring(settings.apiKeys, defaultRate: settings.defaultRequestsPerSecond, defaultBurst: settings.defaultBurst,
-                             now: now)
+                             now: now, carrying: previous?.keyring)
         jobs = JobIntake(apps: settings.apps)
         groups = GroupIntake(redis: redis, apps: settings.apps, keyPrefix: settings.groupKeyPrefix)
-        relayAdmission = NIOLockedValueBox(RelayAdmission(limits: settings.relayLimits))
+        if let previous, previous.settings.relayLimits == settings.relayLimits {
+            relayAdmission = previous.relayAdmission
+        } else {
+            relayAdmission = NIOLockedValueBox(RelayAdmission(limits: settings.relayLimits))
+        }
     }
 
     /// The app relayed posts to an environment go to.

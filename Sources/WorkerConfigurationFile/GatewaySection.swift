@@ -62,6 +62,14 @@ public struct LoadedAPIKey: Sendable {
     public var apps: Set<String>?
     public var requestsPerSecond: Int?
     public var burst: Int?
+
+    public init(name: String, secret: String, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil) {
+        self.name = name
+        self.secret = secret
+        self.apps = apps
+        self.requestsPerSecond = requestsPerSecond
+        self.burst = burst
+    }
 }
 
 extension GatewaySection {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Gateway
 import Logging
+import UnixSignals
 import Worker
 import WorkerConfigurationFile
 
@@ -8,7 +9,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Take jobs and group changes over HTTP (POST /v1/jobs, /v1/groups/APP/GROUP), Web Push posts for the toot-relay relay (/relay-to/…) and pushd's UDP packets; publish them to the job queue with confirms.",
-        discussion: "With --config FILE the apps, queue, connections and the gateway: section (API keys, relay apps and limits) come from the file; options override. Without a file there are no API keys (the /v1 API answers 401), and the relay and pushd publish to the APNs app \"default\".")
+        discussion: "With --config FILE the apps, queue, connections and the gateway: section (API keys, relay apps and limits) come from the file; options override. SIGHUP reads the file again: new apps, API keys, relay apps and limits take effect for new requests, a file with an error is refused and the running configuration stays. Without a file there are no API keys (the /v1 API answers 401), and the relay and pushd publish to the APNs app \"default\".")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var logging: LoggingOptions
@@ -49,7 +50,10 @@ struct GatewayCommand: AsyncParsableCommand {
         let logger = try logging.makeLogger(label: "pushworker.gateway")
         let settings = try makeSettings()
         let gateway = Gateway(settings: settings, logger: logger)
-        try await gateway.run { port in
+        // Trapped before the gateway listens, so that a SIGHUP sent once it does never ends it.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let reloader = GatewayReloader(path: Env.or(config, "config"), hangups: hangups, makeSettings: { [self] in try makeSettings() }, gateway: gateway, logger: logger)
+        try await gateway.run(services: [reloader]) { port in
             var metadata: Logger.Metadata = [
                 "listen": "\(settings.host):\(port)", "api_keys": "\(settings.apiKeys.count)", "relay": "\(Self.relaySummary(settings))",
             ]

@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import Testing
+import WorkerConfigurationFile
 
 /// The relay's limits through the running gateway over HTTP on 127.0.0.1, against the real
 /// broker. The gateway's clock is frozen, so no bucket refills during a test: what is taken and
@@ -59,6 +60,29 @@ struct RelayLimitTests {
             #expect(try await gateway.queuedJobs() == 8)
             let counts = try await gateway.counts()
             #expect(counts["relay_accepted"] == 8 && counts["relay_limited_by_address"] == 2 && counts["relay_limited_by_app"] == 3, "\(counts)")
+        }
+    }
+
+    /// A reload (`Gateway.reload`, as SIGHUP's) keeps the buckets of limits and keys it did not
+    /// change, so it hands out no fresh bursts; changed limits start afresh.
+    @Test func aReloadKeepsTheBucketsOfWhatItDidNotChange() async throws {
+        let secret = String(repeating: "s", count: 32)
+        try await GatewayFixture.with(configure: { settings in
+            settings.relayLimits.perAddress = .init(requestsPerSecond: 1, burst: 2)
+            settings.apiKeys = [LoadedAPIKey(name: "backend", secret: secret, apps: nil, requestsPerSecond: 1, burst: 2)]
+        }) { (gateway: GatewayFixture) async throws in
+            #expect(try await gateway.relayStatuses(3) == [201, 201, 429])
+            #expect(try await gateway.jobStatuses(3, key: secret) == [202, 202, 429])
+            gateway.gateway.reload(gateway.settings)
+            #expect(try await gateway.relayStatuses(1) == [429])
+            #expect(try await gateway.jobStatuses(1, key: secret) == [429])
+            var changed = gateway.settings
+            changed.relayLimits.perAddress = .init(requestsPerSecond: 1, burst: 3)
+            changed.apiKeys = [LoadedAPIKey(name: "backend", secret: secret, apps: nil, requestsPerSecond: 2, burst: 2)]
+            gateway.gateway.reload(changed)
+            #expect(try await gateway.relayStatuses(4) == [201, 201, 201, 429])
+            #expect(try await gateway.jobStatuses(1, key: secret) == [202])
+            #expect(try await gateway.queuedJobs() == 2 + 2 + 3 + 1)
         }
     }
 }

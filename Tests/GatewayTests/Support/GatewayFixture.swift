@@ -15,6 +15,9 @@ struct GatewayFixture {
     let port: Int
     let jobQueue: String
     let broker: AMQPClient
+    let gateway: Gateway
+    /// What the gateway was started with.
+    let settings: GatewaySettings
 
     static var logger: Logger {
         var logger = Logger(label: "gateway-test")
@@ -32,6 +35,7 @@ struct GatewayFixture {
         let gateway = Gateway(settings: settings, logger: logger, clock: clock)
         let broker = try await connectedBroker()
         let queue = settings.jobQueue
+        let started = settings
         var failure: (any Error)?
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -39,7 +43,7 @@ struct GatewayFixture {
                 group.addTask { try await gateway.run { listening.yield($0) } }
                 var iterator = ports.makeAsyncIterator()
                 let port = try #require(await iterator.next())
-                let fixture = GatewayFixture(port: port, jobQueue: queue, broker: broker)
+                let fixture = GatewayFixture(port: port, jobQueue: queue, broker: broker, gateway: gateway, settings: started)
                 try await fixture.waitUntilPublishing()
                 try await body(fixture)
                 group.cancelAll()
@@ -82,6 +86,24 @@ struct GatewayFixture {
 
     func relay(_ path: String = "/relay-to/production/\(RelayPost.token)", headers: [(String, String)] = []) async throws -> LoopbackHTTP.Answer {
         try await LoopbackHTTP.send(port: port, .POST, path, headers: RelayPost.headers + headers, body: RelayPost.body)
+    }
+
+    func postJob(key: String) async throws -> LoopbackHTTP.Answer {
+        let job = #"{"tokens":["\#(RelayPost.token)"],"payload":{"aps":{"alert":"hi"}}}"#
+        return try await LoopbackHTTP.send(port: port, .POST, "/v1/jobs", headers: [("Authorization", "Bearer \(key)")], body: Array(job.utf8))
+    }
+
+    /// The statuses of `count` relay posts made one after another.
+    func relayStatuses(_ count: Int) async throws -> [Int] {
+        var statuses = [Int]()
+        for _ in 0..<count { statuses.append(try await relay().status) }
+        return statuses
+    }
+
+    func jobStatuses(_ count: Int, key: String) async throws -> [Int] {
+        var statuses = [Int]()
+        for _ in 0..<count { statuses.append(try await postJob(key: key).status) }
+        return statuses
     }
 
     /// The jobs the broker holds for the workers.
