@@ -141,6 +141,7 @@ let package = Package(
         // parser and published with confirms.
         .target(name: "Gateway", dependencies: [
             "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "PushworkerClient", "Worker", "WorkerConfigurationFile",
+            "HTTP2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "Crypto", package: "swift-crypto"),
@@ -149,6 +150,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
         // What an application links to publish jobs and read events: never the worker itself.
         .target(name: "PushworkerClient", dependencies: [
@@ -209,7 +211,16 @@ let package = Package(
             .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway"], swiftSettings: strict),
+        // Unit tests, and the gateway run over HTTP against the real RabbitMQ (in this process, and
+        // the `pushworker` executable for SIGHUP).
+        .testTarget(name: "GatewayTests", dependencies: [
+            "Gateway", "HTTP2", "AMQP", "Redis", "WorkerConfigurationFile",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], swiftSettings: strict),
         .testTarget(name: "StatusEndpointTests", dependencies: [
             "StatusEndpoint", "Worker", "OwnerThread",
             .product(name: "Logging", package: "swift-log"),

@@ -15,17 +15,22 @@ final class APIKeyring: Sendable {
     /// about how much of a guessed secret was right.
     private let keys: [[UInt8]: Key]
     private let buckets: NIOLockedValueBox<[String: RateLimitBucket]>
-    private let clock = ContinuousClock()
-    private let start: ContinuousClock.Instant
 
-    init(_ loaded: [LoadedAPIKey], defaultRate: Int, defaultBurst: Int) {
-        start = clock.now
+    /// - Parameter previous: the keyring a reload replaces: a key kept with the same rate keeps
+    ///   its bucket, so a reload gives no one a fresh burst.
+    init(_ loaded: [LoadedAPIKey], defaultRate: Int, defaultBurst: Int, now: Duration, carrying previous: APIKeyring? = nil) {
+        let kept = previous?.buckets.withLockedValue { $0 } ?? [:]
         var keys = [[UInt8]: Key]()
         var buckets = [String: RateLimitBucket]()
         for key in loaded {
             keys[Array(SHA256.hash(data: Array(key.secret.utf8)))] = Key(name: key.name, apps: key.apps)
             let rate = key.requestsPerSecond ?? defaultRate
-            buckets[key.name] = RateLimitBucket(rate: rate, burst: key.burst ?? max(rate, defaultBurst), now: .zero)
+            let fresh = RateLimitBucket(rate: rate, burst: key.burst ?? max(rate, defaultBurst), now: now)
+            if let old = kept[key.name], old.rate == fresh.rate, old.burst == fresh.burst {
+                buckets[key.name] = old
+            } else {
+                buckets[key.name] = fresh
+            }
         }
         self.keys = keys
         self.buckets = NIOLockedValueBox(buckets)
@@ -42,9 +47,8 @@ final class APIKeyring: Sendable {
         return keys[Array(SHA256.hash(data: Array(secret.utf8)))]
     }
 
-    func take(for key: Key) -> RateLimitBucket.Decision {
-        let now = clock.now - start
-        return buckets.withLockedValue { buckets in buckets[key.name]?.take(now: now) ?? .allowed }
+    func take(for key: Key, now: Duration) -> RateLimitBucket.Decision {
+        buckets.withLockedValue { buckets in buckets[key.name]?.take(now: now) ?? .allowed }
     }
 }
 

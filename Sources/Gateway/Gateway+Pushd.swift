@@ -7,6 +7,8 @@ import GatewayCore
 extension Gateway {
     func handlePushd(_ port: PushdListener.Port, _ bytes: [UInt8]) async {
         counters.add { $0.pushdPackets += 1 }
+        let configuration = self.configuration
+        let app = configuration.settings.pushdApp
         switch port {
         case .registration:
             let registration: PushdRegistration
@@ -14,8 +16,8 @@ extension Gateway {
                 return malformed(port, error.message, bytes: bytes.count)
             }
             do throws(GatewayAnswer) {
-                let key = try groups.key(app: settings.pushdApp, group: registration.group)
-                _ = try await groups.add([.init(identity: registration.device, given: registration.device)], to: key)
+                let key = try configuration.groups.key(app: app, group: registration.group)
+                _ = try await configuration.groups.add([.init(identity: registration.device, given: registration.device)], to: key)
                 counters.add { $0.pushdPublished += 1 }
             } catch {
                 counters.add { $0.pushdFailed += 1 }
@@ -24,11 +26,11 @@ extension Gateway {
         case .notification:
             let id = UUID().uuidString.lowercased()
             let job: [UInt8]
-            do { job = try PushdPacket.notificationJob(bytes, app: settings.pushdApp, jobID: id) } catch {
+            do { job = try PushdPacket.notificationJob(bytes, app: app, jobID: id) } catch {
                 return malformed(port, error.message, bytes: bytes.count)
             }
             do throws(GatewayAnswer) {
-                _ = try jobs.check(job, key: nil)
+                _ = try configuration.jobs.check(job, key: nil)
                 try await publisher.publish(body: job, id: id)
                 counters.add { $0.pushdPublished += 1 }
             } catch {

@@ -31,7 +31,16 @@ public struct GatewayAnswer: Sendable, Error {
         401, "this gateway has no API keys: add gateway.api_keys to the configuration file")
 
     static func rateLimited(retryAfter seconds: Int, key: String) -> GatewayAnswer {
-        var answer = GatewayAnswer.error(429, "API key \(key) is over its request rate; retry after \(seconds) s")
+        tooManyRequests(retryAfter: seconds, "API key \(key) is over its request rate; retry after \(seconds) s")
+    }
+
+    /// 429, which Mastodon retries later keeping the subscription (any other 4xx deletes it).
+    static func relayRateLimited(retryAfter seconds: Int, _ problem: String) -> GatewayAnswer {
+        tooManyRequests(retryAfter: seconds, "\(problem); nothing was relayed, retry after \(seconds) s")
+    }
+
+    private static func tooManyRequests(retryAfter seconds: Int, _ message: String) -> GatewayAnswer {
+        var answer = GatewayAnswer.error(429, message)
         answer.headers.append(("Retry-After", String(seconds)))
         return answer
     }

@@ -10,6 +10,9 @@ struct GatewayCounts: Sendable {
     var groupChanges: Int64 = 0
     var relayAccepted: Int64 = 0
     var relayRefused: Int64 = 0
+    /// 429s of the relay's limits (`RelayAdmission`), apart from `relayRefused` (bad posts).
+    var relayLimitedByAddress: Int64 = 0
+    var relayLimitedByApp: Int64 = 0
     var pushdPackets: Int64 = 0
     var pushdMalformed: Int64 = 0
     var pushdPublished: Int64 = 0
@@ -23,6 +26,8 @@ struct GatewayCounts: Sendable {
         writer.field("group_changes", Int(groupChanges))
         writer.field("relay_accepted", Int(relayAccepted))
         writer.field("relay_refused", Int(relayRefused))
+        writer.field("relay_limited_by_address", Int(relayLimitedByAddress))
+        writer.field("relay_limited_by_app", Int(relayLimitedByApp))
         writer.field("pushd_packets", Int(pushdPackets))
         writer.field("pushd_malformed", Int(pushdMalformed))
         writer.field("pushd_published", Int(pushdPublished))

@@ -1,4 +1,5 @@
 import AMQP
+import HTTP2
 import Redis
 import WorkerConfigurationFile
 
@@ -25,6 +26,10 @@ public struct GatewaySettings: Sendable {
     public var relayEnabled = true
     public var relayDevelopmentApp = "default"
     public var relayProductionApp = "default"
+    public var relayLimits = RelayLimits()
+    /// Proxies whose `X-Forwarded-For` names the client for the relay's per-address limit. By
+    /// default loopback: the gateway listens on 127.0.0.1 behind a proxy on the same host.
+    public var trustedProxies = GatewaySettings.loopback
     public var pushd: PushdEndpoints?
     public var pushdApp = "default"
     /// How long a publish waits for the broker's confirm before the request is answered 503.
@@ -36,6 +41,8 @@ public struct GatewaySettings: Sendable {
         self.amqp = amqp
         self.redis = redis
     }
+
+    public static let loopback = ["127.0.0.0/8", "::1"].compactMap(IPNetwork.init)
 }
 
 /// pushd's two UDP ports on one host: group registrations, then notification requests.

@@ -19,12 +19,10 @@ struct RelayPath {
     /// - Parameter path: the request target's path as received (still percent-encoded); a query
     ///   or fragment after it is ignored.
     init(_ path: String) throws(RelayRefusal) {
-        let withoutQuery = path.prefix { $0 != "?" && $0 != "#" }
-        guard withoutQuery.hasPrefix(Self.prefix) else {
+        guard let segments = Self.segments(path) else {
             throw RelayRefusal(status: 404, "not a relay path: expected \(Self.shape)")
         }
-        let segments = withoutQuery.dropFirst(Self.prefix.count).split(separator: "/", omittingEmptySubsequences: false)
-        guard let environment = PercentDecoding.decode(segments[0]).flatMap(RelayEnvironment.init(rawValue:)) else {
+        guard let environment = Self.environment(segments) else {
             throw RelayRefusal(status: 404, "unknown environment \(JobParser.rendered(.string(String(segments[0])))) in the path: expected development or production (\(Self.shape))")
         }
         guard segments.count >= 2 else {
@@ -40,6 +38,23 @@ struct RelayPath {
         self.environment = environment
         self.token = token
         self.extra = try Self.extra(segments.dropFirst(2))
+    }
+
+    /// The environment a path names, read before anything else of the request (the gateway's
+    /// limits are per environment's app); nil when `init` would refuse it with 404.
+    static func environment(of path: String) -> RelayEnvironment? {
+        segments(path).flatMap(environment)
+    }
+
+    /// The segments after the prefix, still percent-encoded; nil when the path lacks the prefix.
+    private static func segments(_ path: String) -> [Substring]? {
+        let withoutQuery = path.prefix { $0 != "?" && $0 != "#" }
+        guard withoutQuery.hasPrefix(prefix) else { return nil }
+        return withoutQuery.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    private static func environment(_ segments: [Substring]) -> RelayEnvironment? {
+        PercentDecoding.decode(segments[0]).flatMap(RelayEnvironment.init(rawValue:))
     }
 
     private static func extra(_ segments: ArraySlice<Substring>) throws(RelayRefusal) -> String? {

@@ -82,6 +82,12 @@ public enum WebPushRelay {
         return RelayJob(environment: target.environment, token: target.token.identity, body: writer.finish())
     }
 
+    /// The environment a relay path names, or nil when `job` would answer 404 for it: what the
+    /// gateway's per-app limit needs before the body is read.
+    public static func environment(path: String) -> RelayEnvironment? {
+        RelayPath.environment(of: path)
+    }
+
     private static func contentEncoding(_ value: String?) throws(RelayRefusal) -> RelayEncryption.Encoding {
         let accepted = "this relay takes aesgcm (draft-ietf-webpush-encryption-04) or aes128gcm (RFC 8291)"
         guard let value else {

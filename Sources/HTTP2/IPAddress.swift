@@ -15,3 +15,12 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The standard text form (RFC 5952 for IPv6).
     public var description: String { SocketAddress.format(self) }
 }
+
+extension IPAddress {
+    /// The IPv4 address an IPv4-mapped IPv6 one (`::ffff:192.0.2.1`) stands for, as a dual-stack
+    /// socket reports IPv4 peers; any other address as it is.
+    public var unmapped: IPAddress {
+        if case let .v6(high, low) = self, high == 0, low >> 32 == 0xFFFF { return .v4(UInt32(truncatingIfNeeded: low)) }
+        return self
+    }
+}

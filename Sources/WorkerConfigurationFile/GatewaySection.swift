@@ -1,3 +1,5 @@
+import HTTP2
+
 /// The file's `gateway:` section: what `pushworker gateway` serves and who may use it. The
 /// worker ignores it; the gateway reads the apps from the same file to check jobs.
 public struct GatewaySection: Sendable, Equatable {
@@ -24,11 +26,28 @@ public struct GatewaySection: Sendable, Equatable {
         }
     }
 
+    /// A token bucket as the file sets it; what it leaves out takes the default.
+    public struct Rate: Sendable, Equatable {
+        public var requestsPerSecond: Int?
+        public var burst: Int?
+
+        public init(requestsPerSecond: Int? = nil, burst: Int? = nil) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+
     public var listen: String?
     public var maxBodyBytes: Int?
     public var relay: Bool?
     public var relayDevelopmentApp: String?
     public var relayProductionApp: String?
+    /// `relay_limits.per_address`, `.per_app` and `.max_addresses`.
+    public var relayPerAddress: Rate?
+    public var relayPerApp: Rate?
+    public var relayMaxAddresses: Int?
+    /// Proxies whose `X-Forwarded-For` names the client; nil: the gateway's default (loopback).
+    public var trustedProxies: [IPNetwork]?
     public var pushdUDP: String?
     public var pushdApp: String?
     public var apiKeys: [APIKey] = []
@@ -43,6 +62,14 @@ public struct LoadedAPIKey: Sendable {
     public var apps: Set<String>?
     public var requestsPerSecond: Int?
     public var burst: Int?
+
+    public init(name: String, secret: String, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil) {
+        self.name = name
+        self.secret = secret
+        self.apps = apps
+        self.requestsPerSecond = requestsPerSecond
+        self.burst = burst
+    }
 }
 
 extension GatewaySection {

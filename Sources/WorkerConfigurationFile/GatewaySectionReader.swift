@@ -1,10 +1,11 @@
+import HTTP2
 import PushCore
 import Yams
 
 /// Reads `gateway:`; the checks against the apps (a key's apps, the relay's and pushd's app) run
 /// once the apps are read.
 enum GatewaySectionReader {
-    static let keys = ["listen", "max_body_bytes", "relay", "relay_apps", "pushd_udp", "pushd_app", "api_keys"]
+    static let keys = ["listen", "max_body_bytes", "relay", "relay_apps", "relay_limits", "trusted_proxies", "pushd_udp", "pushd_app", "api_keys"]
     static let keyKeys = ["name", "key", "apps", "requests_per_second", "burst"]
 
     static func read(_ node: Node, reader: inout NodeReader) -> GatewaySection? {
@@ -17,6 +18,15 @@ enum GatewaySectionReader {
            let apps = reader.mapping(relayApps, at: "gateway.relay_apps", allowed: ["development", "production"]) {
             section.relayDevelopmentApp = reader.string(apps["development"], at: "gateway.relay_apps.development")
             section.relayProductionApp = reader.string(apps["production"], at: "gateway.relay_apps.production")
+        }
+        if let limits = values["relay_limits"],
+           let limitValues = reader.mapping(limits, at: "gateway.relay_limits", allowed: ["per_address", "per_app", "max_addresses"]) {
+            section.relayPerAddress = readRate(limitValues["per_address"], at: "gateway.relay_limits.per_address", reader: &reader)
+            section.relayPerApp = readRate(limitValues["per_app"], at: "gateway.relay_limits.per_app", reader: &reader)
+            section.relayMaxAddresses = reader.int(limitValues["max_addresses"], at: "gateway.relay_limits.max_addresses", range: 100...10_000_000)
+        }
+        if let proxies = values["trusted_proxies"] {
+            section.trustedProxies = readNetworks(proxies, at: "gateway.trusted_proxies", reader: &reader)
         }
         section.pushdUDP = reader.string(values["pushd_udp"], at: "gateway.pushd_udp")
         section.pushdApp = reader.string(values["pushd_app"], at: "gateway.pushd_app")
@@ -56,6 +66,31 @@ enum GatewaySectionReader {
         let burst = reader.int(values["burst"], at: "\(field).burst", range: 1...10_000_000)
         guard reader.findings.count == before, let name, let secret else { return nil }
         return GatewaySection.APIKey(name: name, secret: secret, apps: apps, requestsPerSecond: rate, burst: burst, field: field)
+    }
+
+    /// `{requests_per_second: N, burst: N}`, either may be left out.
+    static func readRate(_ node: Node?, at field: String, reader: inout NodeReader) -> GatewaySection.Rate? {
+        guard let node, let values = reader.mapping(node, at: field, allowed: ["requests_per_second", "burst"]) else { return nil }
+        return GatewaySection.Rate(requestsPerSecond: reader.int(values["requests_per_second"], at: "\(field).requests_per_second", range: 1...1_000_000),
+                                   burst: reader.int(values["burst"], at: "\(field).burst", range: 1...10_000_000))
+    }
+
+    /// A list of addresses or CIDR blocks (`10.0.0.0/8`, `::1`); an empty list trusts no proxy.
+    static func readNetworks(_ node: Node, at field: String, reader: inout NodeReader) -> [IPNetwork]? {
+        guard case let .sequence(items) = node else {
+            reader.fail(field, at: node, "expected a list of addresses or CIDR blocks (e.g. [127.0.0.1, 10.0.0.0/8, \"::1\"]), got \(NodeReader.kind(node))")
+            return nil
+        }
+        var networks = [IPNetwork]()
+        for (index, item) in items.enumerated() {
+            guard let text = reader.string(item, at: "\(field)[\(index)]") else { continue }
+            guard let network = IPNetwork(text) else {
+                reader.fail("\(field)[\(index)]", at: item, "\"\(text)\" is not an IP address or CIDR block (e.g. 10.0.0.0/8, ::1)")
+                continue
+            }
+            networks.append(network)
+        }
+        return networks
     }
 
     /// A list of app names, or `"*"` (every app: nil).

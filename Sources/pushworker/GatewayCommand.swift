@@ -1,6 +1,7 @@
 import ArgumentParser
 import Gateway
 import Logging
+import UnixSignals
 import Worker
 import WorkerConfigurationFile
 
@@ -8,7 +9,7 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Take jobs and group changes over HTTP (POST /v1/jobs, /v1/groups/APP/GROUP), Web Push posts for the toot-relay relay (/relay-to/…) and pushd's UDP packets; publish them to the job queue with confirms.",
-        discussion: "With --config FILE the apps, queue, connections and the gateway: section (API keys, relay apps) come from the file; options override. Without a file there are no API keys (the /v1 API answers 401), and the relay and pushd publish to the APNs app \"default\".")
+        discussion: "With --config FILE the apps, queue, connections and the gateway: section (API keys, relay apps and limits) come from the file; options override. SIGHUP reads the file again: new apps, API keys, relay apps and limits take effect for new requests, a file with an error is refused and the running configuration stays. Without a file there are no API keys (the /v1 API answers 401), and the relay and pushd publish to the APNs app \"default\".")
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var logging: LoggingOptions
@@ -26,6 +27,14 @@ struct GatewayCommand: AsyncParsableCommand {
     var relayDevelopmentApp: String?
     @Option(help: "The APNs app relayed /relay-to/production/… posts go to. Default: the file's gateway.relay_apps.production, else \"default\".")
     var relayProductionApp: String?
+    @Option(help: "Relay posts a second one client address may make (an IPv6 client: its /64), on average. Default: the file's gateway.relay_limits.per_address.requests_per_second, else 50.")
+    var relayAddressRate: Int?
+    @Option(help: "Relay posts one client address may make at once. Default: the file's gateway.relay_limits.per_address.burst, else 10 seconds at its rate.")
+    var relayAddressBurst: Int?
+    @Option(help: "Relay posts a second one relay app takes from all clients together, on average. Default: the file's gateway.relay_limits.per_app.requests_per_second, else 500.")
+    var relayAppRate: Int?
+    @Option(help: "Relay posts one relay app takes at once. Default: the file's gateway.relay_limits.per_app.burst, else 10 seconds at its rate.")
+    var relayAppBurst: Int?
     @Option(help: "Take pushd's UDP packets on HOST:REGISTRATION_PORT,NOTIFICATION_PORT (pushd's: 127.0.0.1:7734,7874). Off unless given.")
     var pushdUdp: String?
     @Flag(help: "Allow --pushd-udp on an address other than loopback. pushd's protocol has no authentication: anyone who reaches the ports can register devices and send notifications.")
@@ -39,20 +48,29 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = try logging.makeLogger(label: "pushworker.gateway")
-        var settings = try makeSettings()
-        if noRelay { settings.relayEnabled = false }
+        let settings = try makeSettings()
         let gateway = Gateway(settings: settings, logger: logger)
-        let shown = settings
-        try await gateway.run { port in
+        // Trapped before the gateway listens, so that a SIGHUP sent once it does never ends it.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        let reloader = GatewayReloader(path: Env.or(config, "config"), hangups: hangups, makeSettings: { [self] in try makeSettings() }, gateway: gateway, logger: logger)
+        try await gateway.run(services: [reloader]) { port in
             var metadata: Logger.Metadata = [
-                "listen": "\(shown.host):\(port)", "api_keys": "\(shown.apiKeys.count)",
-                "relay": "\(shown.relayEnabled ? "/relay-to/ → \(shown.relayDevelopmentApp), \(shown.relayProductionApp)" : "off")",
+                "listen": "\(settings.host):\(port)", "api_keys": "\(settings.apiKeys.count)", "relay": "\(Self.relaySummary(settings))",
             ]
-            if let pushd = shown.pushd {
-                metadata["pushd_udp"] = "\(pushd.host):\(pushd.registrationPort),\(pushd.notificationPort) → \(shown.pushdApp)"
+            if let pushd = settings.pushd {
+                metadata["pushd_udp"] = "\(pushd.host):\(pushd.registrationPort),\(pushd.notificationPort) → \(settings.pushdApp)"
             }
             logger.info("gateway listening", metadata: metadata)
         }
+    }
+
+    /// Where the relay sends and how much it takes, for the logs.
+    static func relaySummary(_ settings: GatewaySettings) -> String {
+        guard settings.relayEnabled else { return "off" }
+        let limits = settings.relayLimits
+        return "/relay-to/ → \(settings.relayDevelopmentApp), \(settings.relayProductionApp); "
+            + "per address \(limits.perAddress.requestsPerSecond)/s burst \(limits.perAddress.burst), "
+            + "per app \(limits.perApp.requestsPerSecond)/s burst \(limits.perApp.burst)"
     }
 
     func makeSettings() throws -> GatewaySettings {
@@ -107,7 +125,13 @@ struct GatewayCommand: AsyncParsableCommand {
             guard (1024...(64 << 20)).contains(limit) else { throw ValidationError("--max-body-bytes: must be 1024…67108864, got \(limit)") }
             settings.maxBodyBytes = limit
         }
-        settings.relayEnabled = section.relay ?? true
+        settings.relayEnabled = noRelay ? false : section.relay ?? true
+        settings.relayLimits.perAddress = try relayRate(rate: ("--relay-address-rate", relayAddressRate), burst: ("--relay-address-burst", relayAddressBurst),
+                                                        file: section.relayPerAddress, default: settings.relayLimits.perAddress)
+        settings.relayLimits.perApp = try relayRate(rate: ("--relay-app-rate", relayAppRate), burst: ("--relay-app-burst", relayAppBurst),
+                                                    file: section.relayPerApp, default: settings.relayLimits.perApp)
+        settings.relayLimits.maxAddresses = section.relayMaxAddresses ?? settings.relayLimits.maxAddresses
+        settings.trustedProxies = section.trustedProxies ?? settings.trustedProxies
         settings.relayDevelopmentApp = relayDevelopmentApp ?? section.relayDevelopmentApp ?? "default"
         settings.relayProductionApp = relayProductionApp ?? section.relayProductionApp ?? "default"
         settings.pushdApp = pushdApp ?? section.pushdApp ?? "default"
@@ -118,5 +142,21 @@ struct GatewayCommand: AsyncParsableCommand {
             guard platform == .apns else { throw ValidationError("the \(option) \"\(app)\" is a \(platform.rawValue) app; it must be an APNs app") }
         }
         return settings
+    }
+
+    /// A relay bucket from its options, else the file, else the default; a rate without a burst
+    /// gets 10 seconds' worth.
+    private func relayRate(rate: (option: String, value: Int?), burst: (option: String, value: Int?), file: GatewaySection.Rate?,
+                           default fallback: RelayLimits.Rate) throws -> RelayLimits.Rate {
+        if let value = rate.value, !(1...1_000_000).contains(value) {
+            throw ValidationError("\(rate.option) must be 1…1000000 posts a second, got \(value)")
+        }
+        if let value = burst.value, !(1...10_000_000).contains(value) {
+            throw ValidationError("\(burst.option) must be 1…10000000 posts, got \(value)")
+        }
+        let perSecond = rate.value ?? file?.requestsPerSecond
+        let size = burst.value ?? file?.burst
+        guard let perSecond else { return RelayLimits.Rate(requestsPerSecond: fallback.requestsPerSecond, burst: size ?? fallback.burst) }
+        return size.map { RelayLimits.Rate(requestsPerSecond: perSecond, burst: $0) } ?? RelayLimits.Rate(requestsPerSecond: perSecond)
     }
 }

@@ -34,4 +34,23 @@ struct RateLimitBucketTests {
         #expect(bucket.take(now: .seconds(5)) == .allowed)
         #expect(bucket.take(now: .seconds(4)) == .refused(retryAfterSeconds: 1))
     }
+
+    @Test func aBucketIsFullOnceItHasRefilledToItsBurst() {
+        var bucket = RateLimitBucket(rate: 2, burst: 3, now: .zero)
+        #expect(bucket.isFull(now: .zero))
+        _ = bucket.take(now: .zero)
+        _ = bucket.take(now: .zero)
+        #expect(!bucket.isFull(now: .milliseconds(999)))
+        #expect(bucket.isFull(now: .seconds(1)))
+        #expect(bucket.isFull(now: .seconds(Int64.max / 2)))
+    }
+
+    @Test func aRateOfOneLeftForAgesRefillsToItsBurst() {
+        // At rate 1 the refill does not overflow, but adding it to the tokens left would.
+        var bucket = RateLimitBucket(rate: 1, burst: 1000, now: .zero)
+        _ = bucket.take(now: .zero)
+        let later = Duration.seconds(Int64.max / 1_000_000 - 1)
+        #expect((0..<1000).map { _ in bucket.take(now: later) }.allSatisfy { $0 == .allowed })
+        #expect(bucket.take(now: later) == .refused(retryAfterSeconds: 1))
+    }
 }

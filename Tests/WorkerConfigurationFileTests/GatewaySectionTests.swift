@@ -92,4 +92,40 @@ import Testing
         #expect(messages["gateway.api_keys[3].apps"]?.contains("missing") == true)
         #expect(found.allSatisfy { $0.line != nil })
     }
+
+    @Test func readsTheRelayLimitsAndTrustedProxies() throws {
+        let file = try ConfigurationFileReader.parse(Self.apps + """
+
+            gateway:
+              relay_limits:
+                per_address: {requests_per_second: 20, burst: 400}
+                per_app: {requests_per_second: 2000}
+                max_addresses: 50000
+              trusted_proxies: [10.0.0.0/8, "::1", 192.0.2.7]
+            """, path: "p.yaml")
+        let section = try #require(file.gateway)
+        #expect(section.relayPerAddress == GatewaySection.Rate(requestsPerSecond: 20, burst: 400))
+        #expect(section.relayPerApp == GatewaySection.Rate(requestsPerSecond: 2000, burst: nil))
+        #expect(section.relayMaxAddresses == 50000)
+        #expect(section.trustedProxies?.map(\.description) == ["10.0.0.0/8", "::1/128", "192.0.2.7/32"])
+    }
+
+    @Test func relayLimitMistakesAreNamedWithTheirField() {
+        let found = findings("""
+            gateway:
+              relay_limits:
+                per_address: {requests_per_second: 0, bursts: 10}
+                per_app: 500
+                max_addresses: 10
+              trusted_proxies: [10.0.0.0/33, nginx.internal]
+            """)
+        let messages = Dictionary(found.map { ($0.field, $0.message) }, uniquingKeysWith: { $0 + " | " + $1 })
+        #expect(messages["gateway.relay_limits.per_address.requests_per_second"] == "must be 1…1000000, got 0")
+        #expect(messages["gateway.relay_limits.per_address.bursts"]?.contains("did you mean burst?") == true)
+        #expect(messages["gateway.relay_limits.per_app"]?.contains("expected a mapping") == true)
+        #expect(messages["gateway.relay_limits.max_addresses"] == "must be 100…10000000, got 10")
+        #expect(messages["gateway.trusted_proxies[0]"]?.contains("\"10.0.0.0/33\" is not an IP address or CIDR block") == true)
+        #expect(messages["gateway.trusted_proxies[1]"]?.contains("\"nginx.internal\" is not an IP address") == true)
+        #expect(found.allSatisfy { $0.line != nil })
+    }
 }
