@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "PushTransport", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "PushTransport", "HTTP2", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [
@@ -227,7 +227,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerConfigurationFileTests", dependencies: [
-            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "FCM", "HTTP2", "PushCore",
+            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "FCM", "HTTP2", "PushCore", "Redis", "AMQP",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
