@@ -9,10 +9,12 @@ Listens on 127.0.0.1 on an ephemeral port and prints "PORT <n>" once ready. Mode
               last_stream_id covers only the answered ones, then close that connection
   freeze      answer the first request, then stop reading the socket (PINGs go unanswered)
   refuse      reset every request except GET /stats with RST_STREAM(REFUSED_STREAM)
-Whatever the mode, GET /flood answers 200 and then streams a body that never ends (as fast as flow
-control lets it, 256 MiB at most) until the client resets the stream; GET /many-headers answers
-with 100 headers; GET /long-header with one header value of 64 KiB. /stats counts the resets
-("resets") and the body bytes /flood sent before each ("flood_bytes").
+Whatever the mode, any request to /flood… answers 200 and then streams a body that never ends (as
+fast as flow control lets it, 256 MiB at most) until the client resets the stream; any request to
+/forbidden… answers 403 {"reason":"BadJwtToken"} (a push service refusing every VAPID token);
+GET /many-headers answers with 100 headers; GET /long-header with one header value of 64 KiB.
+/stats counts the resets ("resets"), the body bytes /flood sent before each ("flood_bytes") and
+the 403s ("forbidden").
 Options: --max-streams N advertises SETTINGS_MAX_CONCURRENT_STREAMS, --raise-streams-to M sends a
 second SETTINGS with M after the first answer (as APNs does); --client-ca FILE requires
 a client certificate. GET /stats returns JSON counters; the body of every answer also carries
@@ -37,7 +39,7 @@ from h2.settings import SettingCodes
 
 lock = threading.Lock()
 stats = {"connections": 0, "requests": 0, "max_concurrent": 0, "goaways": 0, "client_subjects": [], "resets": 0,
-         "flood_bytes": []}
+         "flood_bytes": [], "forbidden": 0}
 FLOOD_LIMIT = 256 << 20
 
 
@@ -135,11 +137,19 @@ def serve(tls_socket, args):
                 if request is None:
                     continue
                 path = request["headers"].get(":path", "")
-                if path == "/flood":
+                if path.startswith("/flood"):
                     sent = flood(tls_socket, conn, stream_id)
                     with lock:
                         stats["resets"] += 1
                         stats["flood_bytes"].append(sent)
+                    continue
+                if path.startswith("/forbidden"):
+                    # A push service that refuses every VAPID token, as Apple words it.
+                    body = b'{"reason":"BadJwtToken"}'
+                    conn.send_headers(stream_id, [(":status", "403"), ("content-length", str(len(body)))])
+                    conn.send_data(stream_id, body, end_stream=True)
+                    with lock:
+                        stats["forbidden"] += 1
                     continue
                 if path in ("/many-headers", "/long-header"):
                     extra = [(f"x-h{i}", "v") for i in range(100)] if path == "/many-headers" else [("x-long", "v" * 65536)]
