@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PushCore
 import Sandbox
 import Testing
@@ -16,11 +17,16 @@ struct SharedProviderTokenTests {
     /// minutes with a 10 s refresh while jobs flow. By the sandbox's record: no request answered
     /// 429 TooManyProviderTokenUpdates, no connection's token changed sooner than a period (less
     /// the iat's whole-second rounding and the retry), every worker that sent while a token was in
-    /// use used that token, and the fleet made about one token per period, not four.
+    /// use used that token, and the fleet made about one token per period, not four. A worker that
+    /// cannot reach Redis within its patience (2 s here) signs a token of its own and says so at
+    /// warning: each such token must be one worker's alone and match that worker's log line, and
+    /// the fleet's count allows one more per such fallback. (On a starved machine a Redis round
+    /// trip can outlast the patience; the line names the reason.)
     @Test func fourWorkersUseOneTokenPerRefreshPeriod() async throws {
         try await PipelineFixture.with(sandbox: { $0.providerTokenMinimumUpdateInterval = Self.sandboxMinimumUpdateInterval }) { fixture in
             let workerCount = 4
             var workers = [PushWorker]()
+            let logs = (0..<workerCount).map { _ in RecordingLogHandler.Lines() }
             for index in 0..<workerCount {
                 var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
                 var appA = try #require(configuration.apps["default"])
@@ -33,7 +39,13 @@ struct SharedProviderTokenTests {
                 configuration.apps = ["a": appA, "b": appB]
                 configuration.providerTokenRefresh = Self.refresh
                 configuration.providerTokenRefreshBelow20Minutes = true
-                workers.append(try PushWorker(configuration: configuration, logger: fixture.logger))
+                let lines = logs[index], level = fixture.logger.logLevel
+                let logger = Logger(label: "w\(index)") { label in
+                    var stream = StreamLogHandler.standardError(label: label)
+                    stream.logLevel = level
+                    return MultiplexLogHandler([RecordingLogHandler(lines: lines, minimum: .warning), stream])
+                }
+                workers.append(try PushWorker(configuration: configuration, logger: logger))
             }
             let key = try Self.redisKey(fixture)
             var published = 0
@@ -89,11 +101,20 @@ struct SharedProviderTokenTests {
                 }
             }
 
-            // Every worker, and each of its apps, that sent while a token was in use used it too.
+            // Every worker, and each of its apps, that sent while a token was in use used it too;
+            // except a token a worker signed alone after it could not reach Redis, which it says.
+            let fallbackLine = "cannot share the APNs provider token through Redis"
+            let fallbacks = logs.map { $0.count(containing: fallbackLine) }
+            if fallbacks.contains(where: { $0 > 0 }) { print("shared provider token: fallbacks per worker \(fallbacks)") }
             let byToken = Dictionary(grouping: received) { $0.providerToken ?? "" }
             for uses in byToken.values {
                 let first = uses.map(\.receivedAt).min()!, last = uses.map(\.receivedAt).max()!
                 let users = Set(uses.map(sender))
+                let workersUsing = Set(users.map { $0.split(separator: ".").first.map(String.init) ?? "" })
+                if workersUsing.count == 1, let only = workersUsing.first, let index = Int(only.dropFirst()),
+                   fallbacks.indices.contains(index), fallbacks[index] > 0 {
+                    continue   // that worker's own token, while Redis was out of its reach
+                }
                 let sendersInWindow = Set(received.filter { $0.receivedAt > first && $0.receivedAt < last }.map(sender))
                 #expect(sendersInWindow.isSubset(of: users), "a token used by \(users.sorted()) only, while \(sendersInWindow.sorted()) sent")
             }
@@ -101,7 +122,8 @@ struct SharedProviderTokenTests {
             // About one token per period for the fleet, not one per worker.
             let periods = Int(elapsed / Self.refresh)
             print("shared provider token: \(byToken.count) tokens over \(elapsed) (\(periods) periods), \(received.count) notifications, \(Set(received.map(\.connectionID)).count) connections")
-            #expect(byToken.count >= periods - 1 && byToken.count <= periods + 2)
+            #expect(byToken.count >= periods - 1 && byToken.count <= periods + 2 + fallbacks.reduce(0, +),
+                    "\(byToken.count) tokens in \(periods) periods, \(fallbacks) fallbacks")
             #expect(Set(received.map(sender)).count == workerCount * 2, "every worker sent for both its apps")
         }
     }
