@@ -24,15 +24,19 @@ public struct WebPushJobRules: PlatformJobRules {
     }
 
     /// A subscription: its JSON object, or a string holding its JSON or its compact form. The
-    /// device's identity is the endpoint; events name it as given.
+    /// device's identity is its compact form, endpoint and keys: the same subscription written
+    /// either way is one device, and two with one endpoint but other keys (a group holding a stale
+    /// record beside a fresh one) are two, each encrypted for its own keys. The browser decrypts the
+    /// one whose keys it holds and drops the other; keeping one of them at random lost the message
+    /// whenever the stale one won. Events name it as given.
     public func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken {
         do throws(SubscriptionProblem) {
             switch value {
             case .object:
                 let subscription = try WebPushSubscription(json: value)
-                return DeviceToken(identity: subscription.endpoint, given: subscription.compact)
+                return DeviceToken(identity: subscription.compact, given: subscription.compact)
             case .string(let text):
-                return DeviceToken(identity: try WebPushSubscription(text: text).endpoint, given: text)
+                return DeviceToken(identity: try WebPushSubscription(text: text).compact, given: text)
             default:
                 throw SubscriptionProblem(field: nil, "must be a subscription object or string, got \(value.typeName)")
             }

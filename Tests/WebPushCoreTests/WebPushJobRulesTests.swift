@@ -20,18 +20,28 @@ import WebPushCore
         }
     }
 
-    @Test func subscriptionsAsObjectsOrStringsAreDevicesNamedByTheirEndpoint() throws {
+    @Test func subscriptionsAsObjectsOrStringsAreDevicesNamedByTheirEndpointAndKeys() throws {
         let compact = try WebPushSubscription(text: Sub.json).compact
         let other = "https://push.example.net/push/other#p256dh=\(Sub.p256dh)&auth=\(Sub.auth)"
         let job = try parse(#"{"id":"w","tokens":[\#(Sub.json),"\#(other)","\#(compact)"],"priority":5,"collapse_id":"score-1","payload":{"title":"Goal"}}"#)
         // The object and its compact form are one device: sent once.
-        #expect(job.tokens.map(\.identity) == [Sub.endpoint, "https://push.example.net/push/other"])
+        #expect(job.tokens.map(\.identity) == [compact, other])
         #expect(job.tokens.map(\.given) == [compact, other])
         #expect(job.webPush == WebPushJobOptions(priority: 5, topic: "score-1"))
         #expect(job.webPush.urgency == "normal")
         #expect(job.payload == Array(#"{"title":"Goal"}"#.utf8))
         // Written back and read again (a retry or a chunk): the same job.
         #expect(try JobParser.webPush.parse(job.encoded(), messageID: nil, now: 1_700_000_000, makeID: { "x" }) == job)
+    }
+
+    /// One endpoint, two key sets (a stale record beside a fresh one): both are sent, each
+    /// encrypted for its keys. Before, one of them was kept at random.
+    @Test func oneEndpointWithOtherKeysIsAnotherDevice() throws {
+        let otherKey = "BA" + Sub.p256dh.dropFirst(2)
+        let fresh = "\(Sub.endpoint)#p256dh=\(otherKey)&auth=\(Sub.auth)"
+        let job = try parse(#"{"id":"w","tokens":[\#(Sub.json),"\#(fresh)"],"payload":{"n":1}}"#)
+        #expect(job.tokens.count == 2)
+        #expect(Set(job.tokens.map(\.identity)).count == 2)
     }
 
     @Test func aDeclarativeMessageNeedsATitleAndANavigateURL() throws {
