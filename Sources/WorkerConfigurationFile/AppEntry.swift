@@ -1,4 +1,5 @@
 import APNs
+import WebPush
 
 /// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
 public struct AppEntry: Sendable, Equatable {
@@ -44,6 +45,8 @@ public struct AppEntry: Sendable, Equatable {
     public var allowPrivateEndpoints: Bool?
     /// Web Push: the endpoint ports sent to.
     public var allowedEndpointPorts: EndpointPorts?
+    /// Web Push: the push services whose refusals of several subscriptions may pause the app.
+    public var trustedPushServices: [WebPushServiceName]?
     /// Remove tokens APNs calls invalid from the groups they came from.
     public var pruneInvalidTokens: Bool?
     public var pingInterval: Duration?

@@ -2,6 +2,7 @@ import AMQP
 import APNs
 import Logging
 import PushCore
+import WebPush
 import Worker
 import Yams
 
@@ -19,12 +20,12 @@ public enum ConfigurationFileReader {
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
         "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins", "service_account",
-        "allow_private_endpoints", "allowed_endpoint_ports",
+        "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services",
     ]
     /// The settings only some platforms have: given for another, they would be silently ignored.
     static let platformKeys: [AppEntry.Platform: Set<String>] = [
         .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"],
-        .webpush: ["vapid", "max_origins", "allow_private_endpoints", "allowed_endpoint_ports"],
+        .webpush: ["vapid", "max_origins", "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services"],
         .fcm: ["service_account", "url"],
     ]
 
@@ -193,6 +194,7 @@ public enum ConfigurationFileReader {
             app.maxOrigins = reader.int(values["max_origins"], at: "\(field).max_origins", range: 1...1000)
             app.allowPrivateEndpoints = reader.bool(values["allow_private_endpoints"], at: "\(field).allow_private_endpoints")
             app.allowedEndpointPorts = readEndpointPorts(values["allowed_endpoint_ports"], at: "\(field).allowed_endpoint_ports", reader: &reader)
+            app.trustedPushServices = readPushServices(values["trusted_push_services"], at: "\(field).trusted_push_services", reader: &reader)
             app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
             return reader.findings.count == before && name != nil && credentials != nil ? app : nil
         }
@@ -230,6 +232,26 @@ public enum ConfigurationFileReader {
         app.caFile = reader.string(values["ca_file"], at: "\(field).ca_file")
         app.proxy = reader.string(values["proxy"], at: "\(field).proxy")
         app.pruneInvalidTokens = reader.bool(values["prune_invalid_tokens"], at: "\(field).prune_invalid_tokens")
+    }
+
+    /// `trusted_push_services: [fcm.googleapis.com, "*.notify.windows.com", push.example:8443]`;
+    /// an empty list trusts none (only refusals from several origins then pause the app).
+    static func readPushServices(_ node: Node?, at field: String, reader: inout NodeReader) -> [WebPushServiceName]? {
+        guard let node else { return nil }
+        guard case let .sequence(items) = node else {
+            reader.fail(field, at: node, "expected a list of push-service host names such as [fcm.googleapis.com, \"*.notify.windows.com\"], got \(NodeReader.kind(node))")
+            return nil
+        }
+        var names: [WebPushServiceName] = []
+        for (index, item) in items.enumerated() {
+            guard let text = reader.string(item, at: "\(field)[\(index)]") else { continue }
+            guard let name = WebPushServiceName(text) else {
+                reader.fail("\(field)[\(index)]", at: item, "expected a host name, *.domain, or either with :port, got \"\(text)\"")
+                continue
+            }
+            names.append(name)
+        }
+        return names
     }
 
     /// `allowed_endpoint_ports: [443, 8443]`, or `any`.

@@ -153,6 +153,7 @@ public enum ConfigurationLoader {
         var configuration = WebPushConfiguration(vapidKey: key, subject: subject)
         if let value = app.maxOrigins { configuration.maxOrigins = value }
         if let value = app.allowPrivateEndpoints { configuration.allowPrivateEndpoints = value }
+        if let value = app.trustedPushServices { configuration.trustedPushServices = value }
         switch app.allowedEndpointPorts {
         case .any: configuration.allowedEndpointPorts = nil
         case let .only(ports): configuration.allowedEndpointPorts = ports

@@ -99,6 +99,7 @@ public enum EffectiveConfigurationText {
         lines.append("    allow_private_endpoints: \(webPush.allowPrivateEndpoints)")
         let ports = webPush.allowedEndpointPorts.map { "[" + $0.sorted().map(String.init).joined(separator: ", ") + "]" } ?? "any"
         lines.append("    allowed_endpoint_ports: \(ports)")
+        lines.append("    trusted_push_services: [" + webPush.trustedPushServices.map { quoted($0.description) }.joined(separator: ", ") + "]")
         return lines + connectionLines(webPush, .webPush, app: app)
     }
 

@@ -120,6 +120,41 @@ import Worker
         #expect(found.contains { $0.field == "apps[1].vapid" && $0.message == "is a setting of webpush apps; this app's platform is apns" })
         #expect(found.contains { $0.field == "apps[1].max_origins" && $0.message.contains("webpush apps") })
     }
+    /// The push services whose refusals may pause the app: the four browsers' services unless the
+    /// file names others (an on-premises service), or none; `config check` prints them.
+    @Test func trustedPushServicesAreTheBrowsersUnlessTheFileNamesOthers() throws {
+        let loaded = try load("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+              - name: corp
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                trusted_push_services: [push.corp.example:8443, "*.notify.windows.com"]
+              - name: none
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                trusted_push_services: []
+            """)
+        #expect(loaded.worker.webPushApps["web"]?.trustedPushServices == WebPushServiceName.wellKnown)
+        #expect(loaded.worker.webPushApps["corp"]?.trustedPushServices.map(\.description) == ["push.corp.example:8443", "*.notify.windows.com"])
+        #expect(loaded.worker.webPushApps["none"]?.trustedPushServices.isEmpty == true)
+        let text = EffectiveConfigurationText.render(loaded)
+        #expect(text.contains(#"    trusted_push_services: ["push.corp.example:8443", "*.notify.windows.com"]"#), "\(text)")
+        let reread = try ConfigurationLoader.load(try ConfigurationFileReader.parse(text, path: "printed.yaml"),
+                                                  environment: ["VAPID_KEY": Self.pair.privateKey])
+        #expect(reread.worker.webPushApps["corp"]?.trustedPushServices == loaded.worker.webPushApps["corp"]?.trustedPushServices)
+        let found = findings("""
+            apps:
+              - name: web
+                platform: webpush
+                vapid: {private_key: {env: VAPID_KEY}, subject: "mailto:a@example.com"}
+                trusted_push_services: [fcm.googleapis.com, "push example"]
+            """)
+        #expect(found.contains { $0.field == "apps[0].trusted_push_services[1]" && $0.message.contains("expected a host name") }, "\(found)")
+    }
+
     /// Public endpoints on port 443 unless the app says otherwise; `config check` prints both.
     @Test func endpointsArePublicOn443UnlessTheAppOptsIn() throws {
         let loaded = try load("""
