@@ -15,8 +15,13 @@ extension JobParser {
         }
     }
 
+    /// Read but not listed as known: the worker's own bookkeeping, which no publisher writes (and
+    /// which would take the rejection past its bound of 300 bytes).
+    static let unlistedFields: Set<String> = ["outage_waits"]
+
     func unknownField(_ key: String) -> JobRejection {
-        let known = "known: \(fieldOrder.names.sorted().joined(separator: ", ")); prefix your own fields with x-"
+        let names = fieldOrder.names.filter { !Self.unlistedFields.contains($0) }.sorted()
+        let known = "known: \(names.joined(separator: ", ")); prefix your own fields with x-"
         let size = key.utf8.count
         let name = Self.shown(key, maxBytes: Self.maxShownNameBytes)
         guard size > Self.maxShownNameBytes else { return JobRejection(field: name, "unknown field (\(known))") }

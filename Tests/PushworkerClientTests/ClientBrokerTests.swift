@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import Logging
 import PushCore
+import Synchronization
 import Testing
 @testable import PushworkerClient
 
@@ -228,18 +229,32 @@ import Testing
 
 /// The wait for a confirm ends at the timeout even when the broker never answers.
 @Suite struct ConfirmedPublishTests {
+    final class Flag: Sendable {
+        private let value = Mutex(false)
+        func set() { value.withLock { $0 = true } }
+        var isSet: Bool { value.withLock { $0 } }
+    }
+
     @Test func noAnswerEndsAtTheTimeout() async {
-        // Never started: the publish waits in its inbox, unanswered, until the shutdown below.
+        // Never started: a publish waits in its inbox, unanswered, until the shutdown below.
         let amqp = AMQPClient(configuration: AMQPConfiguration(url: "amqp://127.0.0.1/"), topology: [], logger: ClientBrokerTests.logger)
         let started = ContinuousClock.now
+        // Beside it, one whose timeout is an hour: only the shutdown can end that one. So the short
+        // one ending while the long one still waits shows it ended by its timeout, whatever the
+        // machine's load (a wall-clock bound read 22 s for 300 ms under AddressSanitizer in CI).
+        let longEnded = Flag()
+        let long = Task {
+            _ = await ConfirmedPublish.publish(amqp, routingKey: "q", body: [], properties: AMQPProperties(), timeout: .seconds(3600))
+            longEnded.set()
+        }
         let result = await ConfirmedPublish.publish(amqp, routingKey: "q", body: [], properties: AMQPProperties(), timeout: .milliseconds(300))
         let waited = ContinuousClock.now - started
         #expect(result == nil)
-        // Not before the timeout, and ended by it: nothing else can fail the publish of a client
-        // never started until the shutdown below, so without the timeout it would wait forever. How
-        // soon after 300 ms depends on the machine's load, so the upper bound is generous.
-        #expect(waited >= .milliseconds(300))
-        #expect(waited < .seconds(20), "waited \(waited)")
+        #expect(waited >= .milliseconds(300), "not before the timeout")
+        #expect(!longEnded.isSet, "the hour-long publish still waits: the short one ended by its own timeout")
         await amqp.shutdown()
+        await long.value
+        #expect(longEnded.isSet, "the shutdown ends the long one")
     }
+
 }
