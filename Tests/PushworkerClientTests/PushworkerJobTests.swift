@@ -179,7 +179,9 @@ import WebPushCore
         job.expiration = .unixTime(1_800_000_000)
         let parsed = try Self.parse(job)
         #expect(parsed.webPush == WebPushJobOptions(priority: 1, topic: "news"))
-        #expect(parsed.tokens.map(\.identity) == [Devices.webEndpoint, "https://other.example.net/wp/x"])
+        // A subscription is its endpoint and keys.
+        #expect(parsed.tokens.map(\.identity) == ["\(Devices.webEndpoint)#p256dh=\(Devices.webP256dh)&auth=\(Devices.webAuth)",
+                                                   "https://other.example.net/wp/x#p256dh=\(Devices.webP256dh)&auth=\(Devices.webAuth)"])
         #expect(parsed.expiration == 1_800_000_000)
         #expect(try JSONValue.parse(parsed.payload) == json(#"{"web_push":8030,"notification":{"title":"Hello","navigate":"https://example.com/news/1","body":"News"}}"#))
     }
