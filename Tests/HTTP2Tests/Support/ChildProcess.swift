@@ -62,8 +62,10 @@ final class ChildProcess: @unchecked Sendable {
         try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
     }
 
-    /// Waits for a line containing `marker` and returns it.
-    func line(containing marker: String, timeout: Duration = .seconds(10)) async throws -> String {
+    /// Waits for a line containing `marker` and returns it: as long as the child runs, up to a
+    /// bound only a hung child reaches (10 s was too short for python3 to start and import h2
+    /// beside the whole suite under AddressSanitizer on 2 cores).
+    func line(containing marker: String, timeout: Duration = .seconds(120)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let line = output.contents.split(separator: "\n").first(where: { $0.contains(marker) }) {
