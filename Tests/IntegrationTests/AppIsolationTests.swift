@@ -11,7 +11,7 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct AppIsolationTests {
     /// A's key is revoked (the sandbox answers 403 InvalidProviderToken for A's topic). First B
-    /// publishes 1,000 jobs alone, then both apps 1,000 jobs each, interleaved. Every B job is
+    /// publishes 300 jobs alone, then both apps 300 jobs each, interleaved. Every B job is
     /// delivered while A is still refused, and as fast as when B was alone: B's p99 from publish to
     /// the sandbox stays within a second of its p99 alone (the same machine, the same run: a held
     /// app that made B's jobs wait behind its own adds its hold delays to every B job). A's jobs
@@ -34,7 +34,9 @@ struct AppIsolationTests {
             try fixture.startWorker(configuration)
             let worker = try #require(fixture.worker)
 
-            let jobs = 1_000
+            // 1,000 each passed alone (55 s); beside every other suite under AddressSanitizer in CI it
+            // outran its time limit, so the test command runs 300 each.
+            let jobs = 300
             let tokensA = (0..<jobs).map { PipelineFixture.token(60_000 + $0) }
             let tokensB = (0..<2 * jobs).map { PipelineFixture.token(70_000 + $0) }
             var publishedB: [String: ContinuousClock.Instant] = [:]
@@ -53,7 +55,7 @@ struct AppIsolationTests {
                 publishedB[tokensB[index]] = .now
                 try await fixture.publish(#"{"id":"b-\#(index)","app":"b","tokens":["\#(tokensB[index])"],"payload":{"aps":{"alert":"b"}}}"#)
             }
-            try await waitUntil("B's first 1,000 jobs are delivered", timeout: .seconds(90)) {
+            try await waitUntil("B's first jobs are delivered", timeout: .seconds(90)) {
                 Set(deliveredB().map(\.token)).count == jobs
             }
             // Then A, held, interleaved with B.

@@ -106,7 +106,7 @@ struct ReloadTests {
 
 }
 
-/// A fan-out of 100,000 devices through a `pushworker` process: longer than the suite above allows.
+/// A fan-out of 20,000 devices through a `pushworker` process: longer than the suite above allows.
 @Suite(.serialized, .timeLimit(.minutes(10)))
 struct ReloadFanOutTests {
     static let team = ReloadTests.team, oldKeyID = ReloadTests.oldKeyID
@@ -115,7 +115,7 @@ struct ReloadFanOutTests {
         ReloadTests.configuration(fixture, keyFile: keyFile, keyID: keyID)
     }
 
-    /// SIGHUP twice during a 100,000-device group's fan-out: first with a file that moves the app
+    /// SIGHUP twice during a 20,000-device group's fan-out: first with a file that moves the app
     /// to Web Push (refused, naming the app: its queued chunk jobs hold APNs tokens), then with a
     /// file that adds an app (taken). No crash, each device delivered once over APNs, nothing
     /// dead-lettered. Before, the first reload was taken, and the chunk jobs still queued were
@@ -129,7 +129,9 @@ struct ReloadFanOutTests {
             let apns = Self.configuration(fixture, keyFile: key, keyID: Self.oldKeyID)
             let file = try ConfigCommandLineTests.file(apns)
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let devices = 100_000
+            // 100,000 passed here in a debug build (251 s on a loaded machine); beside every other suite
+            // under AddressSanitizer in CI it starved them, so the test command runs 20,000 (20 chunks).
+            let devices = 20_000
             try await fixture.addToGroup("everyone", (0..<devices).map { PipelineFixture.token(200_000 + $0) })
             let worker = try WorkerProcess(arguments: ["run", "--config", file])
             defer { worker.terminate() }
