@@ -36,8 +36,8 @@ if (($#)); then
   swift test --skip-build "$@"
 else
   # As in ops/sanitize: the shared provider token's clock-driven test runs alone, after the rest.
-  swift test --skip-build --skip SharedProviderTokenTests --skip ReloadFanOutTests
-  swift test --skip-build --filter "SharedProviderTokenTests|ReloadFanOutTests"
+  swift test --skip-build --skip SharedProviderTokenTests --skip ReloadFanOutTests --skip AppIsolationTests
+  swift test --skip-build --filter "SharedProviderTokenTests|ReloadFanOutTests|AppIsolationTests"
 fi
 if [ "${EXAMPLES:-1}" != 0 ]; then
   /usr/bin/python3 ops/examples-check --binary "$(swift build --show-bin-path)/pushworker"
