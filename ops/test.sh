@@ -32,6 +32,8 @@ set +o pipefail
 swift build --build-tests 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\] ' ; build_status=${PIPESTATUS[0]}
 set -o pipefail
 [ "$build_status" -eq 0 ] || { echo "ops/test.sh: build failed" >&2; exit "$build_status"; }
+# Four tests at a time, as in ops/sanitize: all at once starves the integration tests on 2 cores.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-4}
 if (($#)); then
   swift test --skip-build "$@"
 else

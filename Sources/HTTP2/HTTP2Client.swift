@@ -21,7 +21,7 @@ public final class HTTP2Client: Sendable {
         requestTimeout = configuration.requestTimeout
         guard let wakeup = shared.wakeup else { return }
         do {
-            try OwnerThread.start(name: "http2-io") { [logger] in
+            try OwnerThread.start(name: configuration.threadName) { [logger] in
                 do {
                     let pool = ConnectionPool(configuration: configuration, logger: logger, shared: shared, wakeup: wakeup)
                     pool.run()

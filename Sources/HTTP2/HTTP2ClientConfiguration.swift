@@ -12,6 +12,8 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// A request without a response by then fails with `.timeout`.
     public var requestTimeout: Duration = .seconds(30)
+    /// The I/O thread's name (at most 15 bytes are kept), as `top -H` and /proc show it.
+    public var threadName = "http2-io"
     /// A connection without traffic for this long is PINGed; no ACK within `requestTimeout` kills it.
     public var idlePingInterval: Duration = .seconds(60)
     /// Connections without a request for this long are closed, keeping `minConnections`.

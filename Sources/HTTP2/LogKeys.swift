@@ -9,4 +9,6 @@ enum LogKeys {
     static let goAwayDebugData = "http2.goaway.debug_data"
     static let maxConcurrentStreams = "http2.max_concurrent_streams"
     static let retryIn = "http2.retry_in"
+    static let streamCeiling = "http2.stream_ceiling"
+    static let pacedFor = "http2.paced_for"
 }

@@ -40,6 +40,8 @@ public struct WebPushConfiguration: Sendable {
     /// An origin's connections close after this long without a request (none is kept open), and
     /// its pool with them: its I/O thread exits (`OriginPoolTable`).
     public var idleConnectionTimeout: Duration = .seconds(300)
+    /// The name of each origin pool's I/O thread (at most 15 bytes are kept).
+    public var ioThreadName = "webpush-io"
     var idlePoolTimeout: Duration { idleConnectionTimeout }
     /// The longest `TTL` sent: Mozilla's service refuses more than 30 days.
     public static let maxTTLSeconds = 30 * 86_400

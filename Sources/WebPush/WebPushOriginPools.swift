@@ -103,6 +103,7 @@ final class WebPushOriginPools: Sendable {
         http.connectTimeout = configuration.connectTimeout
         http.idlePingInterval = configuration.idlePingInterval
         http.idleConnectionTimeout = configuration.idleConnectionTimeout
+        http.threadName = configuration.ioThreadName
         // Read from an answer: where the message is (201), the TTL the service kept, when to retry.
         http.keptResponseHeaders = ["location", "ttl", "retry-after"]
         return http

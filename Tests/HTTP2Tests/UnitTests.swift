@@ -103,9 +103,9 @@ import Testing
             let request = PendingRequest(Submission(
                 headerBlock: RequestHeaderBlock(method: "POST", authority: "a", headers: []), path: "/", body: [],
                 deadline: .now + .seconds(5), completion: { _ in }))
-            #expect(try session.submit(HTTP2Stream(request: request)) == Int32.max - 2)
-            #expect(try session.submit(HTTP2Stream(request: request)) == Int32.max)
-            #expect { try session.submit(HTTP2Stream(request: request)) } throws: { ($0 as? HTTP2Error)?.code == .refused }
+            #expect(try session.submit(HTTP2Stream(request: request, openedAt: .now)) == Int32.max - 2)
+            #expect(try session.submit(HTTP2Stream(request: request, openedAt: .now)) == Int32.max)
+            #expect { try session.submit(HTTP2Stream(request: request, openedAt: .now)) } throws: { ($0 as? HTTP2Error)?.code == .refused }
         }
     }
 }

@@ -43,7 +43,7 @@ extension Connection: NGHTTP2SessionDelegate {
             return
         }
         if responded {
-            delegate.connectionCompletedRequest(self)
+            delegate.connection(self, completedRequestAfter: .now - stream.openedAt)
             request.complete(.success(stream.response))
             return
         }

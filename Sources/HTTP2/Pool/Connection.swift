@@ -10,7 +10,8 @@ protocol ConnectionDelegate: AnyObject {
     func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest])
     /// REFUSED_STREAM or above a GOAWAY's last stream id: the server did not process it.
     func connection(_ connection: Connection, refused request: PendingRequest)
-    func connectionCompletedRequest(_ connection: Connection)
+    /// A response arrived `latency` after its stream was opened.
+    func connection(_ connection: Connection, completedRequestAfter latency: Duration)
     func connectionReceivedGoAway(_ connection: Connection)
     func connectionReceivedPingAck(_ connection: Connection)
 }
@@ -110,7 +111,7 @@ final class Connection {
     /// Opens a stream for `request`. False if the session cannot take more streams (ids exhausted).
     func submit(_ request: PendingRequest, now: ContinuousClock.Instant) -> Bool {
         guard phase == .ready, let session else { return false }
-        let stream = HTTP2Stream(request: request)
+        let stream = HTTP2Stream(request: request, openedAt: now)
         do {
             let streamID = try session.submit(stream)
             request.place = .inFlight(self, streamID: streamID)

@@ -33,8 +33,9 @@ extension ConnectionPool: ConnectionDelegate {
         enqueue(request, atFront: true)
     }
 
-    func connectionCompletedRequest(_ connection: Connection) {
+    func connection(_ connection: Connection, completedRequestAfter latency: Duration) {
         shared.requestsCompleted.add(1, ordering: .relaxed)
+        paced(pacing.answered(after: latency, inFlight: streamsInFlight + 1, capacity: connectionCapacity, now: .now))
     }
 
     func connectionReceivedGoAway(_ connection: Connection) {

@@ -8,13 +8,13 @@ extension ConnectionPool {
             }
             guard request.deadline <= now else { break }
             _ = deadlines.popFirst()
-            timeOut(request)
+            timeOut(request, now: now)
         }
         for connection in connections { connection.checkTimers(now: now) }
         closeIdleConnections(now: now)
     }
 
-    private func timeOut(_ request: PendingRequest) {
+    private func timeOut(_ request: PendingRequest, now: ContinuousClock.Instant) {
         switch request.place {
         case .queued:
             queuedCount -= 1
@@ -23,6 +23,7 @@ extension ConnectionPool {
         case .inFlight(let connection, let streamID):
             connection.cancel(streamID: streamID)
             request.complete(.failure(HTTP2Error(code: .timeout, message: "no response within \(configuration.requestTimeout)")))
+            paced(pacing.timedOut(inFlight: streamsInFlight, now: now))
         case .done:
             return
         }

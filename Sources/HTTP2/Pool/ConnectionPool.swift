@@ -25,11 +25,17 @@ final class ConnectionPool {
     /// Capped at 2 s so that the worker sends again within ~2 s of APNs' return (issue "reliability": 5 s).
     var backoff = Backoff(range: .milliseconds(100) ... .seconds(2))
     var connectNotBefore: ContinuousClock.Instant?
+    /// Since when the pool is paced, for the log line when it is not any more.
+    var pacedSince: ContinuousClock.Instant?
     var statistics = HTTP2ClientStatistics()
     var shuttingDown = false
     /// The last stream limit a peer announced: APNs lowers it to 1 after a rejection and raises it
     /// again after a success (the local cap until a first SETTINGS).
     private lazy var lastStreamLimit = configuration.maxStreamsPerConnection
+    /// Requests on the wire at most, by how fast the server answers.
+    lazy var pacing = StreamPacing(requestTimeout: configuration.requestTimeout)
+    /// Streams the connections allow, before pacing (set with the statistics).
+    var connectionCapacity = 0
 
     private var intake: [Submission] = []
     private var answers: [Resolver.Answer] = []
@@ -98,19 +104,46 @@ final class ConnectionPool {
     /// Hands queued requests to the least-loaded connection with room; opens another
     /// connection when none has room.
     func dispatch(now: ContinuousClock.Instant) {
+        let allowed = pacing.allowed(capacity: .max)
+        var onTheWire = allowed == .max ? 0 : streamsInFlight
         while let request = queue.first {
             if request.isDone {
                 _ = queue.popFirst()
                 continue
             }
-            guard let connection = leastLoadedConnectionWithRoom(now: now) else { break }
+            guard onTheWire < allowed, let connection = leastLoadedConnectionWithRoom(now: now) else { break }
             _ = queue.popFirst()
             queuedCount -= 1
-            if !connection.submit(request, now: now) {
+            if connection.submit(request, now: now) {
+                onTheWire += 1
+            } else {
                 enqueue(request, atFront: true)
             }
         }
-        if queuedCount > 0 { openConnectionIfAllowed(now: now) }
+        // Requests held back by the pacing need no other connection: the server is slow, not full.
+        if queuedCount > 0, onTheWire < allowed { openConnectionIfAllowed(now: now) }
+    }
+
+    var streamsInFlight: Int { connections.reduce(0) { $0 + $1.inFlight } }
+
+    /// Acts on a change of pace: the first cut and the return to unpaced are worth an operator's
+    /// eye; the steps between are not.
+    func paced(_ change: StreamPacing.Change?) {
+        guard let change else { return }
+        switch change {
+        case .cut(let ceiling) where pacedSince == nil:
+            pacedSince = .now
+            logger.notice("the server answers slower than a quarter of the request timeout: requests beyond the streams in flight wait unsent until it catches up",
+                          metadata: [LogKeys.streamCeiling: "\(ceiling)"])
+        case .unpaced:
+            if let pacedSince {
+                logger.info("the server answers in time again: streams no longer paced",
+                            metadata: [LogKeys.pacedFor: "\(ContinuousClock.now - pacedSince)"])
+            }
+            pacedSince = nil
+        case .cut(let ceiling), .raised(let ceiling):
+            logger.debug("streams paced", metadata: [LogKeys.streamCeiling: "\(ceiling)"])
+        }
     }
 
     private func leastLoadedConnectionWithRoom(now: ContinuousClock.Instant) -> Connection? {
@@ -179,6 +212,8 @@ final class ConnectionPool {
         }
         // Connections not open yet (or draining) will get what the server allowed last.
         capacity += max(0, configuration.maxConnections - limited) * lastStreamLimit
+        connectionCapacity = capacity
+        capacity = pacing.allowed(capacity: capacity)
         statistics.openConnections = open
         statistics.connecting = connecting
         statistics.streamsInFlight = streams
