@@ -47,4 +47,7 @@ if [ "${EXAMPLES:-1}" != 0 ]; then
   ops/gateway-check --binary "$(swift build --show-bin-path)/pushworker"
   ops/deploy-check --static-only --binary "$(swift build --show-bin-path)/pushworker"
 fi
-if [ "${FAULTS:-1}" != 0 ]; then /usr/bin/python3 ops/faults --quick; fi
+if [ "${FAULTS:-1}" != 0 ]; then
+  /usr/bin/python3 ops/faults --quick --cluster
+  /usr/bin/python3 ops/redis-ha --only sentinel,cluster --binary "$(swift build --show-bin-path)/pushworker"
+fi

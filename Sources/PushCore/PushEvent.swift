@@ -64,6 +64,10 @@ public enum PushEvent: Sendable, Hashable {
             writer.field(Names.attempt, counts.attempt)
             writer.field(Names.durationMilliseconds, counts.durationMilliseconds)
             if !counts.groupsMissing.isEmpty { writer.field("groups_missing", strings: counts.groupsMissing) }
+            if counts.ttlShortened > 0, let shortest = counts.shortestTTL {
+                writer.field("ttl_shortened", counts.ttlShortened)
+                writer.field("shortest_ttl", shortest)
+            }
             if let first = counts.firstRequestID, let last = counts.lastRequestID {
                 writer.field(Names.firstRequestID, first)
                 writer.field(Names.lastRequestID, last)
@@ -115,6 +119,17 @@ public struct JobCounts: Sendable, Hashable {
     /// The ids of this attempt's requests, in the order of the job's devices (written when sent).
     public var firstRequestID: String?
     public var lastRequestID: String?
+    /// Devices whose message the platform accepted but keeps for less than the job asked (a Web
+    /// Push service that shortened the `TTL`), and the shortest it keeps one, in seconds: a
+    /// message not delivered by then is dropped by the service. Written only when there are some.
+    public var ttlShortened = 0
+    public var shortestTTL: Int?
 
     public init() {}
+
+    /// Counts an accepted message kept for `grantedTTL` seconds, less than asked.
+    public mutating func shortenedTTL(_ grantedTTL: Int) {
+        ttlShortened += 1
+        shortestTTL = min(shortestTTL ?? grantedTTL, grantedTTL)
+    }
 }

@@ -16,15 +16,19 @@ public struct PushResult: Sendable, Hashable {
     /// How long the platform asked us to wait before trying this device again (`Retry-After` on a
     /// 429 or 503 of FCM and Web Push services): a retry waits at least this long.
     public var retryAfter: Duration?
+    /// The seconds the platform keeps an accepted message for, where it kept it for less than asked
+    /// (a Web Push service may shorten the `TTL` and says so in its answer): nil otherwise.
+    public var grantedTTL: Int?
 
     public init(status: Int, reason: String?, timestamp: Int? = nil, requestID: String? = nil, outcome: DeliveryOutcome,
-                retryAfter: Duration? = nil) {
+                retryAfter: Duration? = nil, grantedTTL: Int? = nil) {
         self.status = status
         self.reason = reason
         self.timestamp = timestamp
         self.requestID = requestID
         self.outcome = outcome
         self.retryAfter = retryAfter
+        self.grantedTTL = grantedTTL
     }
 
     /// Whether the platform asked for new credentials (an expired token the provider signs).

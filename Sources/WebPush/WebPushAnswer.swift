@@ -31,14 +31,17 @@ public enum WebPushAnswer {
         case refusal(Refusal)
     }
 
-    /// - Parameter now: UNIX seconds, for a `Retry-After` date.
-    public static func read(status: Int, headers: [HTTP2Header], body: [UInt8], now: Int) -> Reading {
+    /// - Parameters:
+    ///   - now: UNIX seconds, for a `Retry-After` date.
+    ///   - requestedTTL: the `TTL` the request asked for, to read the one the service kept against.
+    public static func read(status: Int, headers: [HTTP2Header], body: [UInt8], now: Int, requestedTTL: Int? = nil) -> Reading {
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         let location = header("location")
         let detail = reason(from: body)
         switch status {
         case 200...202:
-            return .result(PushResult(status: status, reason: nil, requestID: location, outcome: .sent))
+            return .result(PushResult(status: status, reason: nil, requestID: location, outcome: .sent,
+                                      grantedTTL: shortened(ttl: header("ttl"), requested: requestedTTL)))
         case 404, 410:
             let reason = detail ?? (status == 410 ? "Gone" : "NotFound")
             return .result(PushResult(status: status, reason: reason, requestID: location, outcome: .tokenInvalid(reason: reason)))
@@ -59,6 +62,14 @@ public enum WebPushAnswer {
             let reason = detail ?? "HTTP \(status)"
             return .result(PushResult(status: status, reason: reason, outcome: .permanentFailure(reason: reason)))
         }
+    }
+
+    /// The `TTL` a service answered (RFC 8030 §5.2: a service may keep a message for less than asked
+    /// and then says how long), when it is a number of seconds below the one asked for. Anything
+    /// else (no header, a longer or equal value, text) says nothing about this message.
+    static func shortened(ttl text: String?, requested: Int?) -> Int? {
+        guard let requested, let text, text.utf8.count <= 10, let kept = Int(text), kept >= 0, kept < requested else { return nil }
+        return kept
     }
 
     /// The services' words for a subscription made with another key (see `Refusal.keyMismatch`).

@@ -43,6 +43,7 @@ public final class WebPushClient: PushTransport {
 
     public func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void) {
         let now = UnixTime.now().seconds
+        let requestedTTL = WebPushRequestHeaders.ttl(expiration: job.expiration, now: now)
         let origin: WebPushEndpointOrigin
         let body: [UInt8]
         let headers: [HTTP2Header]
@@ -86,7 +87,8 @@ public final class WebPushClient: PushTransport {
             pools.finished(origin)
             switch result {
             case let .success(response):
-                switch WebPushAnswer.read(status: response.status, headers: response.headers, body: response.body, now: UnixTime.now().seconds) {
+                switch WebPushAnswer.read(status: response.status, headers: response.headers, body: response.body,
+                                          now: UnixTime.now().seconds, requestedTTL: requestedTTL) {
                 case let .result(answer):
                     if answer.outcome == .sent {
                         let now = ContinuousClock.now

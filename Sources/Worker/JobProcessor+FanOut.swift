@@ -109,11 +109,11 @@ extension JobProcessor {
             // --max-redeliveries of those a job that never crashed anything would be dead-lettered.
             log.logger.error("Redis configuration problem (\(error.message)); consumption is paused and the job waits in a delay queue. Check --redis-url (password, db) and --group-key-prefix; retrying in \(configuration.credentialsRetryInterval)")
             gate.pause(.redisConfiguration, resumeAfter: configuration.credentialsRetryInterval)
-            await defer_(delivery, logger: log.logger)
+            await defer_(delivery, app: log.app, logger: log.logger)
             return
         }
         log.logger.error("cannot expand groups: Redis unavailable; the job waits in a delay queue", metadata: [LogKeys.error: "\(error)"])
-        await defer_(delivery, logger: log.logger)
+        await defer_(delivery, app: log.app, logger: log.logger)
     }
 
     static func isRedisConfigurationError(_ error: RedisError) -> Bool {

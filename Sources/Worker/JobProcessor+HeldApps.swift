@@ -10,6 +10,6 @@ extension JobProcessor {
     /// A job of an app held back (`ConsumptionGate.isHeld`): into the delay queues, so the other
     /// apps' jobs on the queue keep flowing; it comes back and is tried once the hold lifts.
     func holdBack(_ delivery: AMQPDelivery, job: PushJob) async {
-        await defer_(delivery, logger: JobLog(logger, job: job).logger, longestDelay: Self.longestHoldDelay)
+        await defer_(delivery, app: job.app, logger: JobLog(logger, job: job).logger, longestDelay: Self.longestHoldDelay)
     }
 }

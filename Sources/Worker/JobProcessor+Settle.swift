@@ -139,7 +139,8 @@ extension JobProcessor {
     /// Redis is unreachable, the job's app is held back or not known yet: the job waits in a delay
     /// queue (growing delays, up to `longestDelay`; never dead-lettered for an outage) instead of
     /// being requeued at full speed. Its body is kept byte for byte; `headers` are added to its own.
-    func defer_(_ delivery: AMQPDelivery, logger: Logger, longestDelay: Duration? = nil,
+    /// - Parameter app: the served app the job is for (nil for an app this worker does not serve).
+    func defer_(_ delivery: AMQPDelivery, app: String?, logger: Logger, longestDelay: Duration? = nil,
                 headers: [String: AMQPFieldValue] = [:]) async {
         let deferrals = Self.deferrals(of: delivery)
         // A bulk job comes back to the bulk lane.
@@ -170,7 +171,7 @@ extension JobProcessor {
                                               properties: properties, mandatory: true, fallback: fallback)
         guard await results.publish([message], logger: logger) else { return }
         amqp.ack(delivery.tag)
-        status.recordDeferral()
+        status.recordDeferral(app: app)
     }
 
     static let deferralsHeader = "x-pushworker-deferrals"

@@ -20,7 +20,7 @@ extension JobProcessor {
                     LogKeys.unknownAppGrace: "\(DurationText.format(grace.grace))",
                 ])
             }
-            await defer_(delivery, logger: logger, longestDelay: longestDelay,
+            await defer_(delivery, app: nil, logger: logger, longestDelay: longestDelay,
                          headers: [UnknownAppGrace.firstSeenHeader: .int(firstSeen.milliseconds)])
         }
     }

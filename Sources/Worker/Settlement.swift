@@ -39,6 +39,7 @@ struct Settlement: Sendable {
         switch result.outcome {
         case .sent:
             counts.sent += 1
+            if let kept = result.grantedTTL { counts.shortenedTTL(kept) }
         case let .tokenInvalid(reason):
             counts.invalid += 1
             events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,

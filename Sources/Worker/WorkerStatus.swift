@@ -14,6 +14,9 @@ public final class WorkerStatus: Sendable {
         public var chunksPublished = 0
         /// Jobs put back into a delay queue because Redis could not expand their groups.
         public var deferred = 0
+        /// `deferred` per served app, among them a held app's jobs: which app's jobs waited. Apps
+        /// this worker does not serve are left out (their names come from the jobs, anyone's).
+        public var deferredByApp: [String: Int] = [:]
         /// Deliveries handed back to the queue unread: their bodies found no room under
         /// --max-bytes-in-flight.
         public var handedBack = 0
@@ -65,10 +68,14 @@ public final class WorkerStatus: Sendable {
         state.withLockedValue { $0.rejected += 1 }
     }
 
-    func recordDeferral() {
+    /// - Parameter app: the served app whose job waits, or nil for one this worker does not serve.
+    func recordDeferral(app: String?) {
         metrics.jobsDeferred.increment()
         metrics.jobsAcked.increment()
-        state.withLockedValue { $0.deferred += 1 }
+        state.withLockedValue { state in
+            state.deferred += 1
+            if let app { state.deferredByApp[app, default: 0] += 1 }
+        }
     }
 
     func bodyHandedBack() {

@@ -11,11 +11,12 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct AppIsolationTests {
     /// A's key is revoked (the sandbox answers 403 InvalidProviderToken for A's topic). First B
-    /// publishes 300 jobs alone, then both apps 300 jobs each, interleaved. Every B job is
-    /// delivered while A is still refused, and as fast as when B was alone: B's p99 from publish to
-    /// the sandbox stays within a second of its p99 alone (the same machine, the same run: a held
-    /// app that made B's jobs wait behind its own adds its hold delays to every B job). A's jobs
-    /// wait in the delay queues and are all delivered once after the key works again; nothing is
+    /// publishes its jobs alone, then both apps as many each, interleaved. Every B job is delivered
+    /// while A is still refused, each in its first round: none of B's jobs ever waits in a delay
+    /// queue or is retried, which is how a held app would slow another (its hold delays added to
+    /// the other's jobs). That is checked by what happened to each job, not by a clock: B's p99
+    /// alone and beside the held app is printed, and measured in the benchmark. A's jobs wait in
+    /// the delay queues and are all delivered once after the key works again; nothing is
     /// dead-lettered; and the republishing a hold costs the broker stays within its bound: each
     /// held job once per delay of its ladder.
     @Test func aRevokedKeyHoldsItsAppWhileTheOtherAppsJobsFlow() async throws {
@@ -34,9 +35,9 @@ struct AppIsolationTests {
             try fixture.startWorker(configuration)
             let worker = try #require(fixture.worker)
 
-            // 1,000 each passed alone (55 s); beside every other suite under AddressSanitizer in CI it
-            // outran its time limit, so the test command runs 300 each.
-            let jobs = 300
+            // The size. It runs after the parallel suites (beside them, under AddressSanitizer,
+            // it outran its time limit and starved others).
+            let jobs = 1000
             let tokensA = (0..<jobs).map { PipelineFixture.token(60_000 + $0) }
             let tokensB = (0..<2 * jobs).map { PipelineFixture.token(70_000 + $0) }
             var publishedB: [String: ContinuousClock.Instant] = [:]
@@ -75,8 +76,15 @@ struct AppIsolationTests {
             #expect(worker.status.snapshot.credentialProblems["b"] == nil)
             let alone = p99(of: tokensB[..<jobs]), besideHeld = p99(of: tokensB[jobs...])
             print("app b's p99 alone \(alone), beside held app a \(besideHeld)")
-            // Reported, not asserted: alone this read 0.54 s beside 0.62 s, but under AddressSanitizer
-            // beside every other suite 11.9 s beside 1.9 s. Timings belong to the benchmark.
+            // Isolation by what happened to each job: B's jobs never waited behind A's hold.
+            let heldSoFar = worker.status.snapshot
+            #expect(heldSoFar.deferredByApp["b"] == nil, "no job of app b waited in a delay queue")
+            #expect((heldSoFar.deferredByApp["a"] ?? 0) >= jobs, "every job of app a was held at least once")
+            let completedB = try await fixture.events(timeout: .seconds(60)) { events in
+                events.filter { $0.routingKey == "job.completed" && $0.string("app") == "b" }.count == 2 * jobs
+            }.filter { $0.routingKey == "job.completed" && $0.string("app") == "b" }
+            #expect(completedB.count == 2 * jobs)
+            #expect(completedB.allSatisfy { $0.int("sent") == 1 && $0.int("retried") == 0 }, "each job of app b sent in its first round")
 
             // The key works again: A resumes by itself within the retry interval and the longest hold delay.
             fixture.sandbox.setRules([])

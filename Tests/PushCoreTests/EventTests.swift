@@ -140,6 +140,19 @@ struct PushEventTests {
         #expect(unsent["apns_id_first"] == nil, "nothing was sent (expired): no range")
     }
 
+    @Test("job.completed names how many messages a service keeps for less than asked, and the shortest")
+    func shortenedTTLs() throws {
+        var counts = JobCounts()
+        counts.sent = 3
+        counts.shortenedTTL(600)
+        counts.shortenedTTL(60)
+        let completed = try jsonObject(PushEvent.jobCompleted(counts).body(jobID: "j", app: "w", time: Self.time))
+        #expect(completed["ttl_shortened"] as? Int == 2)
+        #expect(completed["shortest_ttl"] as? Int == 60)
+        let asAsked = try jsonObject(PushEvent.jobCompleted(JobCounts()).body(jobID: "j", app: "w", time: Self.time))
+        #expect(asAsked["ttl_shortened"] == nil && asAsked["shortest_ttl"] == nil)
+    }
+
     @Test("a platform that names messages itself (a Web Push Location) fills message_id only")
     func messageIDsOfOtherPlatforms() throws {
         let location = "https://push.example/m/abc"

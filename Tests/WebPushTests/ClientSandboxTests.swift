@@ -20,10 +20,12 @@ import WebPushCore
         let directory: String
 
         /// - Parameter trustSandbox: count the sandbox as a trusted push service (`WebPushRefusalJudge`).
-        init(trustSandbox: Bool = false, configure: (inout WebPushConfiguration) -> Void = { _ in }) async throws {
+        /// - Parameter sandboxMaxTTL: the longest TTL the sandbox keeps (it echoes a shorter one it kept).
+        init(trustSandbox: Bool = false, sandboxMaxTTL: Int = 30 * 86_400,
+             configure: (inout WebPushConfiguration) -> Void = { _ in }) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("webpush-sandbox-\(UUID().uuidString)").path
             let logger = Logger(label: "test")
-            sandbox = WebPushSandbox(stateDirectory: directory, logger: logger)
+            sandbox = WebPushSandbox(stateDirectory: directory, maxTTL: sandboxMaxTTL, logger: logger)
             let port = try await sandbox.start()
             key = try VAPIDKey.generate()
             var configuration = WebPushConfiguration(vapidKey: key, subject: try VAPIDSubject("mailto:push@example.com"))
@@ -53,6 +55,22 @@ import WebPushCore
             await sandbox.stop()
             try? FileManager.default.removeItem(atPath: directory)
         }
+    }
+
+    /// A service that keeps the message for less than asked says so in its `TTL` answer (RFC 8030
+    /// §5.2), and the result carries it; one that keeps it as long as asked adds nothing.
+    @Test func aShortenedTTLIsReadBack() async throws {
+        let fixture = try await Fixture(sandboxMaxTTL: 60)
+        let subscription = try #require(try fixture.sandbox.subscribe(count: 1).first)
+        let now = UnixTime.now().seconds
+        let shortened = await fixture.send(fixture.job("{}", expiration: now + 3600), to: subscription)
+        #expect(shortened.outcome == .sent)
+        #expect(shortened.grantedTTL == 60)
+        let kept = await fixture.send(fixture.job("{}", expiration: now + 30), to: subscription)
+        #expect(kept.outcome == .sent)
+        #expect(kept.grantedTTL == nil)
+        #expect(fixture.sandbox.received().map(\.ttl) == [60, 30] || fixture.sandbox.received().map(\.ttl) == [60, 29])
+        await fixture.close()
     }
 
     @Test func aMessageArrivesDecryptedWithItsHeaders() async throws {

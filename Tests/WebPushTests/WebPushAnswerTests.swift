@@ -27,6 +27,23 @@ import WebPush
         #expect(result.requestID == "https://push.example/m/1")
     }
 
+    @Test func aTTLShorterThanAskedIsTheGrantedTTL() {
+        func granted(_ text: String?, asked: Int?) -> Int? {
+            let headers = text.map { [HTTP2Header(name: "ttl", value: $0)] } ?? []
+            guard case let .result(result) = WebPushAnswer.read(status: 201, headers: headers, body: [], now: 1000, requestedTTL: asked) else { return -1 }
+            return result.grantedTTL
+        }
+        #expect(granted("60", asked: 3600) == 60)
+        #expect(granted("0", asked: 3600) == 0)
+        #expect(granted("3600", asked: 3600) == nil, "kept as asked")
+        #expect(granted("86400", asked: 3600) == nil, "a longer one says nothing")
+        #expect(granted(nil, asked: 3600) == nil)
+        #expect(granted("soon", asked: 3600) == nil)
+        #expect(granted("-5", asked: 3600) == nil)
+        #expect(granted("99999999999999999999", asked: 3600) == nil)
+        #expect(granted("60", asked: nil) == nil)
+    }
+
     @Test(arguments: [(404, "NotFound"), (410, "Gone")])
     func aGoneSubscriptionIsInvalid(_ status: Int, _ reason: String) {
         #expect(Self.answer(status).outcome == .tokenInvalid(reason: reason))

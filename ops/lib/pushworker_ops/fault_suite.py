@@ -57,9 +57,11 @@ QUICK_RUN = Limits(request_timeout=10, duplicate_tolerance=1.5, resume_limit=15.
 class Worker:
     count = 0
 
-    def __init__(self, suite, fault, shutdown_timeout=SHUTDOWN_TIMEOUT, prefetch=PREFETCH, request_timeout=None, config=None, env=None):
+    def __init__(self, suite, fault, shutdown_timeout=SHUTDOWN_TIMEOUT, prefetch=PREFETCH, request_timeout=None, config=None, env=None,
+                 extra_args=()):
         """config: a configuration file whose apps it serves (instead of the sandbox's APNs app from
-        flags); env: variables it needs besides the clean environment (a VAPID key)."""
+        flags); env: variables it needs besides the clean environment (a VAPID key); extra_args: more
+        `pushworker run` options."""
         Worker.count += 1
         self.suite, self.fault = suite, fault
         self.name = f"{fault.name}-w{Worker.count}"
@@ -73,7 +75,7 @@ class Worker:
         args = [suite.binary, "run", "--amqp-url", amqp_url(AMQP_PORT), "--redis-url", f"redis://127.0.0.1:{REDIS_PORT}/0",
                 *apps, "--retry-delays", RETRY_DELAYS, "--chunk-size", str(CHUNK),
                 "--prefetch", str(prefetch), "--shutdown-timeout", str(shutdown_timeout),
-                "--job-queue", fault.job_queue, "--results-exchange", fault.exchange, "--log-level", "info"]
+                "--job-queue", fault.job_queue, "--results-exchange", fault.exchange, "--log-level", "info", *extra_args]
         self.log_path = suite.run_dir / f"{self.name}.log"
         self.process = spawn(self.name, args, self.log_path, env={**clean_env(), **(env or {})}, new_session=False)
         self.started = time.time()
