@@ -59,6 +59,8 @@ let package = Package(
         .target(name: "FCMCore", dependencies: ["PushCore"], swiftSettings: strict),
         // Other systems' input turned into job JSON (toot-relay's Web Push relay, pushd's UDP packets): pure Swift.
         .target(name: "GatewayCore", dependencies: ["PushCore", "APNsCore"], swiftSettings: strict),
+        // The platforms by name, with their job rules: the one list the worker, gateway and commands read.
+        .target(name: "PlatformCatalog", dependencies: ["PushCore", "APNsCore", "FCMCore", "WebPushCore"], swiftSettings: strict),
         // The thread that owns a C connection, and the eventfd that wakes it: used by AMQP and HTTP2.
         .target(name: "OwnerThread", dependencies: ["CSystemShim"], swiftSettings: strict),
         .target(name: "AMQP", dependencies: [
@@ -77,23 +79,25 @@ let package = Package(
         ], swiftSettings: strict),
         // What every platform's client offers the worker (`PushTransport`), and the answer and
         // request ids they share: the worker's rounds, settlement and breaker name no platform.
-        .target(name: "PushTransport", dependencies: ["HTTP2", "PushCore"], swiftSettings: strict),
+        .target(name: "PushTransport", dependencies: ["PushCore"], swiftSettings: strict),
+        // What an HTTP/2 client's failures and pool mean to a transport: the glue of the platforms over HTTP/2.
+        .target(name: "HTTP2Transport", dependencies: ["HTTP2", "PushCore", "PushTransport"], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
-            "HTTP2", "APNsCore", "PushCore", "PushTransport", "COpenSSL",
+            "HTTP2", "HTTP2Transport", "APNsCore", "PushCore", "PushTransport", "COpenSSL",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // Web Push (RFC 8291 message encryption, RFC 8292 VAPID) over OpenSSL 3: one wrapper file
         // holds the C calls, the protocol is pure Swift.
         .target(name: "WebPush", dependencies: [
-            "COpenSSL", "PushCore", "WebPushCore", "PushTransport", "HTTP2",
+            "COpenSSL", "PushCore", "WebPushCore", "PushTransport", "HTTP2", "HTTP2Transport",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // FCM HTTP v1: the service account's OAuth token (RS256 over OpenSSL 3 in one wrapper file)
         // and the client over `HTTP2` (a `PushTransport`).
         .target(name: "FCM", dependencies: [
-            "FCMCore", "HTTP2", "PushCore", "PushTransport", "COpenSSL",
+            "FCMCore", "HTTP2", "HTTP2Transport", "PushCore", "PushTransport", "COpenSSL",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -111,7 +115,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "CSystemShim", "OwnerThread",
+            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "PlatformCatalog", "CSystemShim", "OwnerThread",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -133,14 +137,14 @@ let package = Package(
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
         .target(name: "WorkerConfigurationFile", dependencies: [
-            "Worker", "APNs", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore",
+            "Worker", "APNs", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore", "PlatformCatalog", "GatewayCore",
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // `pushworker gateway`: jobs and groups over HTTP (Hummingbird 2), checked by the worker's own
         // parser and published with confirms.
         .target(name: "Gateway", dependencies: [
-            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "PushworkerClient", "Worker", "WorkerConfigurationFile",
+            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "GatewayCore", "PushworkerClient", "PlatformCatalog",
             "HTTP2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -160,12 +164,12 @@ let package = Package(
         // The operators' commands (`pushworker queues`, `dead`, `groups import`): what they do, apart
         // from the command line so that tests run it against the real broker and Redis.
         .target(name: "Operations", dependencies: [
-            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore",
+            "AMQP", "Redis", "PushCore", "APNsCore", "FCMCore", "WebPushCore", "PlatformCatalog",
         ], swiftSettings: strict),
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "GatewayCore", "PlatformCatalog", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -180,15 +184,15 @@ let package = Package(
             .linkedLibrary("jemalloc", .when(platforms: [.linux], configuration: .release)),
         ]),
 
-        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore", "WebPushCore"], swiftSettings: strict),
-        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "HTTP2"], swiftSettings: strict),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "APNsCore", "WebPushCore", "PlatformCatalog"], swiftSettings: strict),
+        .testTarget(name: "PushTransportTests", dependencies: ["PushTransport", "HTTP2", "HTTP2Transport"], swiftSettings: strict),
         .testTarget(name: "WebPushCoreTests", dependencies: ["WebPushCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "FCMCoreTests", dependencies: ["FCMCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "PushCore", "APNsCore"], swiftSettings: strict),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "PushCore"], swiftSettings: strict),
         .testTarget(name: "OwnerThreadTests", dependencies: ["OwnerThread", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "PushTransport", "HTTP2", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "APNsCore", "PushCore", "PushTransport", "HTTP2", "HTTP2Transport", "COpenSSL", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")], swiftSettings: strict),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "PushCore", .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
                     resources: [.copy("Resources")], swiftSettings: strict),
         .testTarget(name: "SandboxTests", dependencies: [

@@ -3,6 +3,7 @@ import Logging
 import APNsCore
 import PushCore
 import PushTransport
+import HTTP2Transport
 
 /// Sends notifications for one app over a pool of HTTP/2 connections and turns every answer, or
 /// the lack of one, into a `DeliveryOutcome`. It never throws per notification: a transport
@@ -42,7 +43,7 @@ public final class APNsClient: PushTransport {
         return nil
     }
 
-    public var statistics: HTTP2ClientStatistics { http.statistics }
+    public var statistics: TransportStatistics { TransportStatistics(http.statistics) }
     /// APNs names each notification by the apns-id the worker sends.
     public var carriesRequestIDs: Bool { true }
     /// Requests APNs lets this client's connections have in flight now (`HTTP2Client.streamCapacity`).

@@ -9,6 +9,7 @@ import Logging
 import NIOConcurrencyHelpers
 import PushCore
 import PushTransport
+import HTTP2Transport
 
 /// Sends one app's notifications with FCM HTTP v1: one `POST /v1/projects/<project>/messages:send`
 /// per device over a pool of HTTP/2 connections (many streams each), with the app's shared OAuth
@@ -64,7 +65,7 @@ public final class FCMClient: PushTransport {
         try self.init(configuration: configuration, logger: logger)
     }
 
-    public var statistics: HTTP2ClientStatistics { http.statistics }
+    public var statistics: TransportStatistics { TransportStatistics(http.statistics) }
 
     /// FCM names each message itself (`projects/<project>/messages/<id>`): events carry that name.
     public var carriesRequestIDs: Bool { false }

@@ -1,6 +1,6 @@
 import Crypto
 import NIOConcurrencyHelpers
-import WorkerConfigurationFile
+import GatewayCore
 
 /// The gateway's bearer keys: who a request is, which apps it may use, and how fast.
 final class APIKeyring: Sendable {

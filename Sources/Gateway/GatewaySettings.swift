@@ -1,7 +1,8 @@
 import AMQP
 import HTTP2
 import Redis
-import WorkerConfigurationFile
+import GatewayCore
+import PlatformCatalog
 
 /// What `pushworker gateway` serves, gathered from its options, the environment and the file.
 public struct GatewaySettings: Sendable {
@@ -18,7 +19,7 @@ public struct GatewaySettings: Sendable {
     public var defaultRequestsPerSecond = 100
     public var defaultBurst = 200
     /// Every app jobs may name, with its platform (which says what a device is).
-    public var apps: [String: AppEntry.Platform] = ["default": .apns]
+    public var apps: [String: Platform] = ["default": .apns]
     public var jobQueue = "push.jobs"
     /// The workers' `--queue-type`: with quorum queues the gateway only checks the job queue exists.
     public var queueType = QueueType.classic

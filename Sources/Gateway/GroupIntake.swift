@@ -1,12 +1,12 @@
 import PushCore
 import Redis
-import WorkerConfigurationFile
+import PlatformCatalog
 
 /// Group membership over HTTP: the same sets `pushworker groups` and applications' own SADD use
 /// (`<prefix><app>:<group>`), each device checked by the app's platform rules first.
 struct GroupIntake: Sendable {
     let redis: RedisClient
-    let apps: [String: AppEntry.Platform]
+    let apps: [String: Platform]
     let keyPrefix: String
 
     /// `{"tokens": [device, …]}`, each device as a job's `tokens` takes it.
@@ -30,7 +30,7 @@ struct GroupIntake: Sendable {
         }
         guard let tokens, !tokens.isEmpty else { throw GatewayAnswer.error(400, "missing or empty: give at least one device", field: "tokens") }
         guard tokens.count <= 10_000 else { throw GatewayAnswer.error(400, "at most 10000 devices a request", field: "tokens") }
-        let rules = JobIntake.rules(for: platform)
+        let rules = platform.jobRules
         var devices = [DeviceToken]()
         devices.reserveCapacity(tokens.count)
         for (index, value) in tokens.enumerated() {
@@ -57,7 +57,7 @@ struct GroupIntake: Sendable {
         }
     }
 
-    func remove(_ devices: [DeviceToken], from key: String, platform: AppEntry.Platform) async throws(GatewayAnswer) -> Int {
+    func remove(_ devices: [DeviceToken], from key: String, platform: Platform) async throws(GatewayAnswer) -> Int {
         var seen = Set<String>()
         // An APNs token may have been stored in another spelling (uppercase, Base64): remove both.
         let spellings = devices.flatMap { platform == .apns ? [$0.given, $0.identity] : [$0.given] }.filter { seen.insert($0).inserted }

@@ -3,27 +3,19 @@ import FCMCore
 import Foundation
 import PushCore
 import WebPushCore
-import WorkerConfigurationFile
+import PlatformCatalog
 
 /// Reads a job as the worker will (the same parser and platform rules), so that a job the
 /// gateway accepted is never dead-lettered for its content.
 struct JobIntake: Sendable {
-    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules(), FCMJobRules()])
-    let apps: [String: AppEntry.Platform]
+    let parser = JobParser(platforms: Platform.allJobRules)
+    let apps: [String: Platform]
 
     struct Accepted: Sendable {
         let id: String
         let app: String
         let devices: Int
         let groups: Int
-    }
-
-    static func rules(for platform: AppEntry.Platform) -> any PlatformJobRules {
-        switch platform {
-        case .apns: APNsJobRules()
-        case .fcm: FCMJobRules()
-        case .webpush: WebPushJobRules()
-        }
     }
 
     /// The job checked, or a 400 naming the field and the problem (403 for an app the key may not use).
@@ -41,7 +33,7 @@ struct JobIntake: Sendable {
                     forbidden = true
                     throw JobRejection(field: "app", "this API key may not send to app \"\(app)\"")
                 }
-                return Self.rules(for: platform)
+                return platform.jobRules
             }
             return Accepted(id: job.id, app: job.app, devices: job.tokens.count, groups: job.groups.count)
         } catch {

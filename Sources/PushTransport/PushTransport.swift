@@ -1,4 +1,3 @@
-import HTTP2
 import PushCore
 
 /// One app's way to a push platform (APNs, FCM, Web Push). Delivery rounds, settlement, retries,
@@ -16,7 +15,7 @@ public protocol PushTransport: AnyObject, Sendable {
 
     /// Requests the platform lets the app's connections have in flight now.
     var streamCapacity: Int { get }
-    var statistics: HTTP2ClientStatistics { get }
+    var statistics: TransportStatistics { get }
     /// Credentials put in use since the transport started: new provider tokens (APNs token auth,
     /// FCM access tokens); 0 where the platform has none to renew.
     var credentialRenewals: Int { get }

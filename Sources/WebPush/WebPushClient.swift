@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import PushCore
 import PushTransport
 import WebPushCore
+import HTTP2Transport
 
 /// Sends one app's Web Push messages: each device is a subscription; its message is encrypted for
 /// it (RFC 8291), signed for with the app's VAPID key (RFC 8292), and posted to its endpoint through
@@ -31,7 +32,7 @@ public final class WebPushClient: PushTransport {
     }
 
     public var streamCapacity: Int { pools.streamCapacity }
-    public var statistics: HTTP2ClientStatistics { pools.statistics }
+    public var statistics: TransportStatistics { TransportStatistics(pools.statistics) }
     /// A push service names each message by its `Location`.
     public var carriesRequestIDs: Bool { false }
     /// A subscription names its own server, and the server writes its own reasons: not labels.

@@ -1,7 +1,7 @@
 import CoreMetrics
-import HTTP2
 import NIOConcurrencyHelpers
 import PushCore
+import PushTransport
 
 /// One app's metrics (labels `app` and `platform`, both from the configuration file: bounded).
 /// Made once per app when its transport is made, so a job's counts cost a few atomic adds and no
@@ -77,7 +77,7 @@ final class AppMetrics: Sendable {
     }
 
     /// At scrape time: the connection pool as it is now.
-    func sample(_ statistics: HTTP2ClientStatistics, credentialRenewals: Int) {
+    func sample(_ statistics: TransportStatistics, credentialRenewals: Int) {
         let newRenewals = renewalsSeen.withLockedValue { seen in
             defer { seen = max(seen, credentialRenewals) }
             return max(0, credentialRenewals - seen)

@@ -6,6 +6,7 @@ import PushCore
 import PushTransport
 import Redis
 import WebPushCore
+import PlatformCatalog
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
 /// every event and retry with confirms, and only then ack (README "Delivery guarantees"). A class:
@@ -32,7 +33,7 @@ final class JobProcessor: Sendable {
     let redeliveries: RedeliveryCounter
     let logger: Logger
     /// Knows every platform; each job is read with its app's (`ServedApp.rules`).
-    let parser = JobParser(platforms: [APNsJobRules(), WebPushJobRules(), FCMJobRules()])
+    let parser = JobParser(platforms: Platform.allJobRules)
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 

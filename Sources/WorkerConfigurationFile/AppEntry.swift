@@ -1,12 +1,11 @@
+import PlatformCatalog
 import APNs
 import WebPush
 
 /// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
 public struct AppEntry: Sendable, Equatable {
     /// Where the app's devices are: Apple's APNs, Firebase Cloud Messaging, browsers' Web Push.
-    public enum Platform: String, Sendable, CaseIterable {
-        case apns, fcm, webpush
-    }
+    public typealias Platform = PlatformCatalog.Platform
 
     /// `allowed_endpoint_ports`: a list of ports, or `any`.
     public enum EndpointPorts: Sendable, Equatable {

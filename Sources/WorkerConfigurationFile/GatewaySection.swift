@@ -1,3 +1,4 @@
+import GatewayCore
 import HTTP2
 
 /// The file's `gateway:` section: what `pushworker gateway` serves and who may use it. The
@@ -53,23 +54,6 @@ public struct GatewaySection: Sendable, Equatable {
     public var apiKeys: [APIKey] = []
 
     public init() {}
-}
-
-/// A key with its secret read, ready to compare with what a request presents.
-public struct LoadedAPIKey: Sendable {
-    public var name: String
-    public var secret: String
-    public var apps: Set<String>?
-    public var requestsPerSecond: Int?
-    public var burst: Int?
-
-    public init(name: String, secret: String, apps: Set<String>?, requestsPerSecond: Int? = nil, burst: Int? = nil) {
-        self.name = name
-        self.secret = secret
-        self.apps = apps
-        self.requestsPerSecond = requestsPerSecond
-        self.burst = burst
-    }
 }
 
 extension GatewaySection {

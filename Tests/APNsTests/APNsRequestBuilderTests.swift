@@ -4,6 +4,7 @@ import PushCore
 import PushTransport
 import Testing
 @testable import APNs
+import HTTP2Transport
 
 @Suite struct APNsRequestBuilderTests {
     let token = DeviceToken(trustedHex: String(repeating: "ab", count: 32))

@@ -2,6 +2,7 @@ import Foundation
 import Gateway
 import Testing
 import WorkerConfigurationFile
+import GatewayCore
 
 /// The relay's limits through the running gateway over HTTP on 127.0.0.1, against the real
 /// broker. The gateway's clock is frozen, so no bucket refills during a test: what is taken and

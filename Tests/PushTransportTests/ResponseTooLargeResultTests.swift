@@ -1,6 +1,7 @@
 import HTTP2
 import PushTransport
 import Testing
+import HTTP2Transport
 
 /// A response past the HTTP/2 client's limits (an endless body, a header flood) is that device's
 /// failure: the same server would do it again, so it is neither retried nor waited out.
