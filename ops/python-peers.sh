@@ -2,7 +2,7 @@
 # The Python peers the tests check our Web Push and VAPID output against (code that is not ours):
 # http-ece decrypts our aes128gcm bodies, PyJWT verifies our ES256 tokens; pywebpush and
 # google-auth are for the FCM and sender comparisons; schemathesis checks the gateway against its
-# OpenAPI document (docs/gateway-openapi.yaml). Pinned, in a venv of their own at
+# OpenAPI document (docs/reference/gateway-openapi.yaml). Pinned, in a venv of their own at
 # .build/python-peers so that Debian's python3 stays untouched; the venv sees the system packages
 # (python3-cryptography). Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail

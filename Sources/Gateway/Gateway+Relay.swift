@@ -5,7 +5,7 @@ import HTTPTypes
 import Hummingbird
 
 /// `/relay-to/<development|production>/<device-token>[/<extra>]`: toot-relay's Web Push → APNs
-/// relay (docs/relay.md). No key, as toot-relay: the path's device token is the only address. So
+/// relay (docs/reference/relay.md). No key, as toot-relay: the path's device token is the only address. So
 /// every post is counted against its client address and its app (`RelayAdmission`) before
 /// anything else is done with it.
 extension Gateway {

@@ -2,7 +2,7 @@
 /// (`RelayClient`) and one per relay app, so that no one sender, and no flood from many, fills
 /// the job queue every app shares.
 ///
-/// The defaults are sized on Mastodon, the relay's main sender (docs/relay.md, "Limits"): one post
+/// The defaults are sized on Mastodon, the relay's main sender (docs/reference/relay.md, "Limits"): one post
 /// per notification per subscribed device from its Sidekiq `push` queue, whose default 25 threads
 /// make at most ~250 a second to one relay, in bursts (a poll's end notifies every voter), and one
 /// app's share is far less (an estimate: tens a second on the largest instances). On 429 Mastodon keeps the

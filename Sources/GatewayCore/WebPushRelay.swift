@@ -4,7 +4,7 @@ import PushCore
 /// POSTs an RFC 8030 push message to `/relay-to/<development|production>/<device-token>[/<extra>]`,
 /// and the still-encrypted body goes to the device in an APNs payload (`RelayPayload`) that the
 /// app's Notification Service Extension decrypts. This turns one request into a Pushworker job;
-/// the caller does the HTTP. docs/relay.md describes the translation.
+/// the caller does the HTTP. docs/reference/relay.md describes the translation.
 public enum WebPushRelay {
     /// APNs' limit for an alert's payload (Apple, "Generating a remote notification").
     public static let maxPayloadBytes = 4096

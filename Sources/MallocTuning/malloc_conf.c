@@ -4,5 +4,5 @@
 // - dirty_decay_ms 1000 / muzzy_decay_ms 0: freed pages go back to the kernel after a second, not
 //   the default ten, so the fan-out's peak stays near glibc's;
 // - narenas 2: the worker has two busy threads (AMQP, HTTP/2); the default (4 per CPU) only
-//   adds memory. docs/PERFORMANCE.md has the measurements.
+//   adds memory. docs/evidence/PERFORMANCE.md has the measurements.
 const char *malloc_conf = "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0,narenas:2";

@@ -6,7 +6,7 @@ import HTTP2
 /// Checked here: the port (`allowedEndpointPorts`, 443 by default) and an address written as the
 /// host (`IPAddressScope`), or, through a proxy, a `localhost` name. A host name is checked where
 /// it is resolved: by the HTTP/2 pool (`onlyGlobalAddresses`), which connects only to the
-/// addresses it checked; through a proxy the proxy resolves it (docs/web-push.md).
+/// addresses it checked; through a proxy the proxy resolves it (docs/guides/web-push.md).
 public struct WebPushEndpointRule: Sendable, Hashable {
     public var allowPrivateAddresses: Bool
     /// nil: any port.

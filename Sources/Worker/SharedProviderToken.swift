@@ -122,7 +122,7 @@ final class SharedProviderToken: Sendable {
                 return .redisFailed(reason: error.message)
             }
         case let .warnReplaced(reason):
-            logger.warning("the shared APNs provider token in Redis was not usable (\(reason)); replaced with this worker's own. Check who else writes pushworker:jwt:* (docs/guarantees.md)")
+            logger.warning("the shared APNs provider token in Redis was not usable (\(reason)); replaced with this worker's own. Check who else writes pushworker:jwt:* (docs/reference/guarantees.md)")
             return nil
         case .useLocal:
             guard let token = mint() else { return nil }

@@ -136,7 +136,7 @@ public enum EffectiveConfigurationText {
     /// `scheme://user:***@host…`: the rest of a URL is worth seeing, its password is not.
     public static func maskingPassword(in given: String) -> String {
         var url = given
-        // redis-sentinel:// may carry the sentinels' password in its query (docs/redis-ha.md).
+        // redis-sentinel:// may carry the sentinels' password in its query (docs/guides/redis-ha.md).
         if let query = url.firstIndex(of: "?"), let marker = url[query...].range(of: "sentinel_password=") {
             let end = url[marker.upperBound...].firstIndex(of: "&") ?? url.endIndex
             url = String(url[..<marker.upperBound]) + "***" + url[end...]

@@ -12,7 +12,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "classic or quorum: the type of the job, bulk, delay and dead queues; every worker, gateway and `send` of a fleet must use the same one (README \"Scaling out\"). Default classic. [env PUSHWORKER_QUEUE_TYPE]")
     var queueType: String?
 
-    @Option(help: "Redis URL, redis://[:password@]host[:port][/db], redis-sentinel://[:password@]host1:26379,host2:26379/master-name[/db] or redis-cluster://[:password@]host1:7000,host2:7001 (docs/redis-ha.md). Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
+    @Option(help: "Redis URL, redis://[:password@]host[:port][/db], redis-sentinel://[:password@]host1:26379,host2:26379/master-name[/db] or redis-cluster://[:password@]host1:7000,host2:7001 (docs/guides/redis-ha.md). Default \(WorkerSettings.defaultRedisURL). [env PUSHWORKER_REDIS_URL]")
     var redisURL: String?
 
     @Option(help: "CA file for amqps:// (default: the system store). [env PUSHWORKER_AMQP_CA_FILE]")

@@ -3,7 +3,7 @@ import Testing
 import Worker
 @testable import WorkerConfigurationFile
 
-/// `redis.url` takes the Sentinel and Cluster forms too (docs/redis-ha.md), refuses them by part,
+/// `redis.url` takes the Sentinel and Cluster forms too (docs/guides/redis-ha.md), refuses them by part,
 /// and the effective configuration masks both passwords.
 @Suite struct RedisURLSettingTests {
     func load(_ url: String) throws -> WorkerConfiguration {

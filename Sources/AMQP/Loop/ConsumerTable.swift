@@ -9,7 +9,7 @@ import PushCore
 /// for each one ("pushworker.1.7"). RabbitMQ 3.10.8 (Debian 12's) crashes the channel when a quorum
 /// queue's consumer is cancelled and started again under the same tag while deliveries of the
 /// first are in flight (`function_clause` in `rabbit_channel:handle_deliver0`, the connection closed
-/// with 541 INTERNAL_ERROR, every unacked job handed back); docs/rabbitmq-cluster.md has the log.
+/// with 541 INTERNAL_ERROR, every unacked job handed back); docs/evidence/rabbitmq-cluster.md has the log.
 struct ConsumerTable {
     private var tagList = LengthFirstNames()
     private var consumers: [ConnectionLoop.Consumer] = []

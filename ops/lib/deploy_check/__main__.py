@@ -65,7 +65,7 @@ def docs(path):
     for file in files:
         if str(file) not in text and file.name not in text:
             problems.append(f"{file} is not described")
-    return problems, [f"docs/deployment.md names all {len(files)} files under ops/deploy/"]
+    return problems, [f"docs/guides/deployment.md names all {len(files)} files under ops/deploy/"]
 
 
 def runtime(binary):
@@ -124,7 +124,7 @@ def main():
         ])
     report.run("configuration files: pushworker config check", config_files)
     report.run("grafana-dashboard.json: structure, PromQL, metric names", dashboard.check, DEPLOY / "grafana-dashboard.json")
-    report.run("docs/deployment.md: every file described", docs, ROOT / "docs" / "deployment.md")
+    report.run("docs/guides/deployment.md: every file described", docs, ROOT / "docs" / "guides" / "deployment.md")
     if args.static_only:
         print("NOT RUN runtime: --static-only (no worker was started under the unit's sandbox)", flush=True)
     else:

@@ -1,6 +1,6 @@
 """`ops/bench --fleet` and `ops/bench --fleet-matrix`: several workers on one backlog, and what a
 job costs the broker per queue type and completion-event setting. The figures behind
-docs/capacity.md.
+README.md "Capacity planning" (docs/guides/scaling.md).
 
 --fleet: for each worker count (--fleet-workers, default 1,2,4) the same backlog (--fleet-jobs
 one-token jobs, default 100,000, and --fleet-bulk-jobs jobs of 100 tokens, default 500, spread
