@@ -137,7 +137,7 @@ let package = Package(
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
         .target(name: "WorkerConfigurationFile", dependencies: [
-            "Worker", "APNs", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore", "PlatformCatalog", "GatewayCore",
+            "Worker", "APNs", "APNsCore", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore", "PlatformCatalog", "GatewayCore",
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import APNsCore
 import HTTP2
 import PushCore
 
@@ -26,6 +27,9 @@ public struct APNsConfiguration: Sendable {
     public var url: String?
     /// 443 or 2197 (same service; 2197 lets firewalls tell APNs from other HTTPS).
     public var port: Int
+    /// `push_type_rules`: a job that breaks its push type's rules is rejected (the default), or
+    /// sent with a warning (`warn`).
+    public var pushTypeRules: APNsJobRules.PushTypeRules = .reject
     public var credentials: Credentials
     /// The app's bundle ID; the push type's suffix is added per notification.
     public var topic: String?
@@ -46,6 +50,11 @@ public struct APNsConfiguration: Sendable {
     public var idlePingInterval: Duration = .seconds(60)
     /// Connections without a request for this long are closed (one is kept).
     public var idleConnectionTimeout: Duration = .seconds(300)
+
+    /// Whether requests carry a provider token (JWT), which `location` and `liveactivity` pushes need.
+    public var usesTokenAuthentication: Bool {
+        if case .token = credentials { true } else { false }
+    }
 
     public init(environment: Environment = .production, url: String? = nil, port: Int = 443, credentials: Credentials, topic: String?) {
         self.environment = environment

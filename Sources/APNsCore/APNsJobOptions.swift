@@ -10,6 +10,8 @@ public struct APNsJobOptions: PlatformOptions, Hashable {
     public var collapseID: String?
     /// The bundle ID the job chose; nil: the app's configured topic.
     public var topic: String?
+    /// The push type's rule the job breaks, where the app sends such jobs anyway (`push_type_rules: warn`).
+    public var ruleWarning: String?
 
     public init(pushType: APNsPushType = .alert, priority: Int = 10, collapseID: String? = nil, topic: String? = nil) {
         self.pushType = pushType

@@ -6,7 +6,21 @@ public struct APNsJobRules: PlatformJobRules {
     public static let maxCollapseIDLength = 64
     public static let maxTopicLength = 255
 
-    public init() {}
+    /// `push_type_rules`: a job that breaks its push type's rules (`APNsPushTypeRule`) is rejected,
+    /// or sent with a warning logged once per job.
+    public enum PushTypeRules: String, Sendable, CaseIterable {
+        case reject, warn
+    }
+
+    /// Whether the app's connections use token (JWT) authentication; `location` and
+    /// `liveactivity` pushes need it.
+    public let tokenAuthentication: Bool
+    public let pushTypeRules: PushTypeRules
+
+    public init(tokenAuthentication: Bool = true, pushTypeRules: PushTypeRules = .reject) {
+        self.tokenAuthentication = tokenAuthentication
+        self.pushTypeRules = pushTypeRules
+    }
 
     public var platformName: String { "apns" }
 
@@ -41,7 +55,36 @@ public struct APNsJobRules: PlatformJobRules {
         if let topic, topic.isEmpty || topic.contains(" ") {
             throw JobRejection(field: "topic", "must be a bundle ID such as com.example.app (no spaces)")
         }
-        return APNsJobOptions(pushType: pushType, priority: priority, collapseID: collapseID, topic: topic)
+        var options = APNsJobOptions(pushType: pushType, priority: priority, collapseID: collapseID, topic: topic)
+        if let broken = ruleBroken(by: pushType, priority: priority, topic: topic, payload: payload) {
+            guard pushTypeRules == .warn else { throw broken }
+            options.ruleWarning = "\(broken.field.map { "\($0) " } ?? "")\(broken.problem) (sent anyway: push_type_rules is warn)"
+        }
+        return options
+    }
+
+    /// The first of the push type's rules the job breaks: a topic meant for another push type, a
+    /// priority the type does not take, certificate authentication where the type needs a token,
+    /// or an `aps` the type cannot be delivered with.
+    func ruleBroken(by type: APNsPushType, priority: Int, topic: String?, payload: PayloadObject) -> JobRejection? {
+        let rule = APNsPushTypeRule.rule(for: type)
+        // Only suffixes no bundle ID would end in by chance (`com.acme.voip` may be an app's own).
+        if let topic, type.topicSuffix.map(topic.hasSuffix) != true,
+           let other = APNsPushType.allCases.first(where: { other in
+               other != type && other.topicSuffix.map { topic.hasSuffix($0) && ($0.contains("-") || $0.contains("pushkit")) } == true
+           }) {
+            return JobRejection(field: "topic", "ends in \(other.topicSuffix ?? ""), the topic of \(other.rawValue) pushes, not of \(type.rawValue) ones")
+        }
+        if !rule.priorities.contains(priority) {
+            let allowed = rule.priorities.sorted(by: >).map(String.init).joined(separator: " or ")
+            return JobRejection(field: "priority", "must be \(allowed) for \(type.rawValue) pushes, got \(priority)")
+        }
+        if rule.needsTokenAuthentication, !tokenAuthentication {
+            return JobRejection(field: "push_type", "\(type.rawValue) pushes need token authentication (a .p8 key); this app uses a certificate")
+        }
+        guard rule.readsAPS else { return nil }
+        guard case let .object(aps)? = payload["aps"] else { return nil }  // checked above: an object
+        return rule.apsProblem(aps).map { JobRejection(field: $0.field, $0.problem) }
     }
 
     private func parsePushType(_ value: JSONValue?, aps: JSONShape?) throws(JobRejection) -> APNsPushType {

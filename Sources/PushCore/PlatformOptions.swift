@@ -10,6 +10,13 @@ public protocol PlatformOptions: Sendable {
     /// Equality across platforms: false unless `other` has the same type and equal values.
     func isEqual(to other: any PlatformOptions) -> Bool
     func hash(into hasher: inout Hasher)
+    /// A rule of the platform the job breaks but is sent despite, by the app's choice: logged once
+    /// per job.
+    var ruleWarning: String? { get }
+}
+
+extension PlatformOptions {
+    public var ruleWarning: String? { nil }
 }
 
 extension PlatformOptions where Self: Hashable {

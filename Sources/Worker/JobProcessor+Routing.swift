@@ -48,6 +48,9 @@ extension JobProcessor {
                 }
                 return served.rules
             }
+            if let warning = job.options.ruleWarning {
+                JobLog(logger, job: job).logger.warning("the job breaks its push type's rules: \(warning)")
+            }
             return .success(job)
         } catch {
             return .failure(error)

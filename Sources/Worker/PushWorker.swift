@@ -244,7 +244,8 @@ public final class PushWorker: Service, Sendable {
         for (name, app) in apns.sorted(by: { $0.key < $1.key }) {
             do {
                 served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
-                                         rules: APNsJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
+                                         rules: APNsJobRules(tokenAuthentication: app.usesTokenAuthentication, pushTypeRules: app.pushTypeRules),
+                                         pruneInvalidTokens: app.pruneInvalidTokens,
                                          metrics: metrics.appMetrics(app: name, platform: "apns"))
             } catch {
                 return (served, AppSetupError(app: name, error.message))

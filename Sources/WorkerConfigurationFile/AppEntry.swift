@@ -1,5 +1,6 @@
 import PlatformCatalog
 import APNs
+import APNsCore
 import WebPush
 
 /// One app of the file's `apps` list, as written: nothing loaded or checked beyond types yet.
@@ -30,6 +31,8 @@ public struct AppEntry: Sendable, Equatable {
     public var name: String
     public var platform: Platform
     public var environment: APNsConfiguration.Environment?
+    /// `push_type_rules` (APNs): reject (the default) or warn.
+    public var pushTypeRules: APNsJobRules.PushTypeRules?
     public var url: String?
     public var port: Int?
     public var topic: String?

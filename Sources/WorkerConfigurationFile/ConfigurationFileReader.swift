@@ -1,5 +1,6 @@
 import AMQP
 import APNs
+import APNsCore
 import Logging
 import PushCore
 import WebPush
@@ -20,11 +21,11 @@ public enum ConfigurationFileReader {
         "name", "platform", "environment", "url", "port", "topic", "token", "certificate", "pkcs12",
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
         "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins", "service_account",
-        "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services",
+        "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services", "push_type_rules",
     ]
     /// The settings only some platforms have: given for another, they would be silently ignored.
     static let platformKeys: [AppEntry.Platform: Set<String>] = [
-        .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12"],
+        .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12", "push_type_rules"],
         .webpush: ["vapid", "max_origins", "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services"],
         .fcm: ["service_account", "url"],
     ]
@@ -214,6 +215,7 @@ public enum ConfigurationFileReader {
         app.url = url
         app.port = port
         app.topic = topic
+        app.pushTypeRules = reader.choice(values["push_type_rules"], at: "\(field).push_type_rules", of: APNsJobRules.PushTypeRules.self)
         readConnectionSettings(values, at: field, into: &app, reader: &reader)
         app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
         return reader.findings.count == before && name != nil && credentials != nil ? app : nil

@@ -122,6 +122,7 @@ public enum ConfigurationLoader {
         var configuration = APNsConfiguration(environment: app.environment ?? .production, url: app.url,
                                               port: app.port ?? 443, credentials: credentials, topic: topic)
         ConnectionSettingKeys<APNsConfiguration>.apns.apply(app, to: &configuration, fail: fail)
+        if let rules = app.pushTypeRules { configuration.pushTypeRules = rules }
         do { _ = try configuration.endpoint() } catch { fail("url", error.message) }
         guard findings.count == before else { return nil }
         return (configuration, expiry)

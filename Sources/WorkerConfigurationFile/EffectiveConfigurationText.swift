@@ -57,6 +57,7 @@ public enum EffectiveConfigurationText {
                 lines.append("    port: \(apns.port)")
             }
             lines.append("    topic: \(apns.topic.map(quoted) ?? "~")")
+            lines.append("    push_type_rules: \(apns.pushTypeRules.rawValue)")
             lines.append(contentsOf: credentialLines(app.credentials))
             lines.append(contentsOf: connectionLines(apns, .apns, app: app))
         }

@@ -70,8 +70,9 @@ struct JobParserValidTests {
 
     @Test("explicit background push type defaults to priority 5")
     func explicitBackground() throws {
-        #expect(try parseJob(jobBody(["push_type": #""background""#])).apns.priority == 5)
-        #expect(try parseJob(jobBody(["push_type": #""background""#, "priority": "5"])).apns.priority == 5)
+        let background = #"{"aps":{"content-available":1}}"#
+        #expect(try parseJob(jobBody(["push_type": #""background""#, "payload": background])).apns.priority == 5)
+        #expect(try parseJob(jobBody(["push_type": #""background""#, "priority": "5", "payload": background])).apns.priority == 5)
     }
 
     // Priority 1: see ZeroAndOneTests.
@@ -158,7 +159,13 @@ struct JobParserValidTests {
         (APNsPushType.alert, 4096), (.voip, 4097), (.voip, 5120), (.background, 4096), (.liveactivity, 4096),
     ])
     func payloadAtLimit(_ type: APNsPushType, _ size: Int) throws {
-        var fields = ["push_type": #""\#(type.rawValue)""#, "payload": alertPayload(bytes: size)]
+        // Each type's payload as its rules want it (APNsPushTypeRule), padded to the size.
+        let payload: String = switch type {
+        case .background: paddedPayload(#"{"aps":{"content-available":1},"x":""}"#, bytes: size)
+        case .liveactivity: paddedPayload(#"{"aps":{"event":"update","timestamp":1700000000,"content-state":{}},"x":""}"#, bytes: size)
+        default: alertPayload(bytes: size)
+        }
+        var fields = ["push_type": #""\#(type.rawValue)""#, "payload": payload]
         if type == .background { fields["priority"] = "5" }
         let job = try parseJob(jobBody(fields))
         #expect(job.payload.count == size)
@@ -398,7 +405,8 @@ struct ZeroOrOne: Sendable, CustomTestStringConvertible {
 
     static let all: [ZeroOrOne] = [
         ZeroOrOne(name: "priority 1", overrides: ["priority": "1"]) { $0.apns.priority == 1 },
-        ZeroOrOne(name: "priority 1, background", overrides: ["push_type": #""background""#, "priority": "1"]) { $0.apns.priority == 1 },
+        ZeroOrOne(name: "priority 1, background", overrides: ["push_type": #""background""#, "priority": "1",
+                                                             "payload": #"{"aps":{"content-available":1}}"#]) { $0.apns.priority == 1 },
         ZeroOrOne(name: "expiration 0", overrides: ["expiration": "0"]) { $0.expiration == 0 },
         ZeroOrOne(name: "expiration 1", overrides: ["expiration": "1"]) { $0.expiration == 1 },
         ZeroOrOne(name: "expiration 1.0", overrides: ["expiration": "1.0"]) { $0.expiration == 1 },

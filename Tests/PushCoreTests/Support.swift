@@ -42,6 +42,11 @@ func alertPayload(bytes size: Int) -> String {
     return #"{"aps":{"alert":"\#(String(repeating: "x", count: size - overhead))"}}"#
 }
 
+/// `template` ending in an empty string member (`"x":""}`), padded there to `size` bytes.
+func paddedPayload(_ template: String, bytes size: Int) -> String {
+    String(template.dropLast(2)) + String(repeating: "x", count: size - template.utf8.count) + #""}"#
+}
+
 func jsonObject(_ bytes: [UInt8]) throws -> [String: Any] {
     let any = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
     return try #require(any as? [String: Any], "not a JSON object: \(String(decoding: bytes, as: UTF8.self))")
