@@ -37,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // C libraries: the only places that see raw pointers are the thin wrappers that import these.
@@ -92,6 +93,12 @@ let package = Package(
         .target(name: "WebPush", dependencies: [
             "COpenSSL", "PushCore", "WebPushCore", "PushTransport", "HTTP2", "HTTP2Transport",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            // Push services that offer only HTTP/1.1, on NIO's shared event loops.
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         // FCM HTTP v1: the service account's OAuth token (RS256 over OpenSSL 3 in one wrapper file)

@@ -9,8 +9,11 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
 
         /// DNS, TCP or proxy failure: the request was never sent.
         public static let connectFailed = Code("connectFailed")
-        /// Handshake, certificate verification, or ALPN other than h2: the request was never sent.
+        /// Handshake or certificate verification failed: the request was never sent.
         public static let tlsFailed = Code("tlsFailed")
+        /// The handshake succeeded but the server did not select h2 in ALPN (it speaks HTTP/1.1
+        /// only): the request was never sent.
+        public static let http2NotOffered = Code("http2NotOffered")
         /// The host resolved only to addresses `onlyGlobalAddresses` refuses: nothing was
         /// connected, the request was never sent.
         public static let addressNotAllowed = Code("addressNotAllowed")
@@ -44,7 +47,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
 
     /// True when the server cannot have processed the request, so resending it cannot duplicate it.
     public var requestWasNotProcessed: Bool {
-        [Code.connectFailed, .tlsFailed, .addressNotAllowed, .refused, .unsent].contains(code)
+        [Code.connectFailed, .tlsFailed, .http2NotOffered, .addressNotAllowed, .refused, .unsent].contains(code)
     }
 
     public var description: String { "HTTP/2 \(code): \(message)" }

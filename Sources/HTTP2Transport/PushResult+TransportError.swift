@@ -9,6 +9,7 @@ extension PushResult {
         let reason: String = switch error.code {
         case .connectFailed: "ConnectFailed"
         case .tlsFailed: "TLSFailed"
+        case .http2NotOffered: "HTTP2NotOffered"
         case .addressNotAllowed: "EndpointNotAllowed"
         case .refused: "Refused"
         case .connectionLost: "ConnectionLost"
@@ -23,7 +24,7 @@ extension PushResult {
             // A server that will not answer within bounds would do it again, and a host in a
             // network the client may not reach stays there: this device's failure, not a wait.
             self.init(status: 0, reason: reason, outcome: .permanentFailure(reason: "\(reason): \(error.message)"))
-        } else if error.code == .tlsFailed {
+        } else if error.code == .tlsFailed || error.code == .http2NotOffered {
             // A refused or expired client certificate, or a server we cannot verify: no device is to
             // blame and every other one would fail the same way, so the worker pauses instead.
             self.init(status: 0, reason: reason, outcome: .credentialsProblem(reason: "\(reason): \(error.message)"))

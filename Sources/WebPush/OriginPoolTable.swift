@@ -5,7 +5,7 @@
 /// - a new origin takes the place of the least recently used pool with nothing in flight;
 /// - when every pool has requests in flight, a new origin is refused (its device is retried);
 /// - a pool with nothing in flight for `idleTimeout` is shut down, whether the table is full or not.
-/// `Handle` is the pool (an `HTTP2Client`), generic so that tests drive the table without threads.
+/// `Handle` is the pool (`WebPushOriginPool`), generic so that tests drive the table without threads.
 struct OriginPoolTable<Handle: Sendable>: Sendable {
     struct Entry: Sendable {
         var pool: Handle
@@ -50,6 +50,17 @@ struct OriginPoolTable<Handle: Sendable>: Sendable {
     /// The pool `acquire` asked for, with its first request counted.
     mutating func opened(_ origin: WebPushEndpointOrigin, pool: Handle, now: ContinuousClock.Instant) {
         entries[origin] = Entry(pool: pool, lastUse: now, inFlight: 1)
+    }
+
+    /// The origin's pool becomes `pool` (its requests in flight stay counted); the old one is
+    /// returned for the caller to shut down once its own requests are done.
+    mutating func replace(_ origin: WebPushEndpointOrigin, with pool: Handle, now: ContinuousClock.Instant) -> Handle? {
+        guard var entry = entries[origin] else { return nil }
+        let old = entry.pool
+        entry.pool = pool
+        entry.lastUse = now
+        entries[origin] = entry
+        return old
     }
 
     mutating func finished(_ origin: WebPushEndpointOrigin, now: ContinuousClock.Instant) {

@@ -68,10 +68,10 @@ public final class WebPushClient: PushTransport {
             completion(Self.unsendable(error, hint: credentialsHint))
             return
         }
-        let client: HTTP2Client
+        let pool: WebPushOriginPool
         switch pools.acquire(origin) {
-        case .success(let pool):
-            client = pool
+        case .success(let acquired):
+            pool = acquired
         case .failure(.shutDown):
             completion(PushResult(transportError: HTTP2Error(code: .shutdown, message: "the Web Push client is shut down")))
             return
@@ -84,7 +84,7 @@ public final class WebPushClient: PushTransport {
         }
         let path = WebPushEndpointOrigin.path(of: device.identity)
         let pools = pools, hint = credentialsHint, judge = judge, subscription = device.identity, delivered = delivered
-        client.send(headers: client.sharedHeaders(method: "POST", headers: headers), path: path, body: body) { result in
+        Self.post(body, headers: headers, path: path, origin: origin, over: pool, pools: pools) { result in
             pools.finished(origin)
             switch result {
             case let .success(response):
@@ -105,6 +105,27 @@ public final class WebPushClient: PushTransport {
                 }
             case let .failure(error):
                 completion(Self.outage(Self.result(transportError: error, origin: origin), origin: origin, delivered: delivered))
+            }
+        }
+    }
+
+    /// Posts one message over the origin's pool. A service that turns out not to offer HTTP/2
+    /// (no `h2` in ALPN) never saw the request: the origin is served over HTTP/1.1 from then on,
+    /// and this message goes there at once, using none of the device's attempts.
+    private static func post(_ body: [UInt8], headers: [HTTP2Header], path: String, origin: WebPushEndpointOrigin, over pool: WebPushOriginPool,
+                             pools: WebPushOriginPools, answer: @escaping @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void) {
+        switch pool {
+        case .http1(let http1):
+            http1.send(path: path, headers: headers, body: body, completion: answer)
+        case .http2(let client):
+            client.send(headers: client.sharedHeaders(method: "POST", headers: headers), path: path, body: body) { result in
+                guard case .failure(let error) = result, error.code == .http2NotOffered else { return answer(result) }
+                switch pools.useHTTP1(origin) {
+                case .success(let http1):
+                    post(body, headers: headers, path: path, origin: origin, over: http1, pools: pools, answer: answer)
+                case .failure:
+                    answer(.failure(HTTP2Error(code: .shutdown, message: "the Web Push client is shut down")))
+                }
             }
         }
     }
@@ -157,18 +178,11 @@ public final class WebPushClient: PushTransport {
     /// devices wait out: each subscription names its own, and one that is gone for good must not
     /// hold its devices forever. So nothing pauses the app, and the device is retried along the
     /// ladder; `outage` then lets the devices of a service that has delivered wait without using
-    /// attempts. A service that does not speak HTTP/2 fails its devices at once: the worker sends
-    /// over HTTP/2 only.
+    /// attempts.
     static func result(transportError error: HTTP2Error, origin: WebPushEndpointOrigin) -> PushResult {
         var result = PushResult(transportError: error)
         if error.code == .addressNotAllowed {
             result.outcome = .permanentFailure(reason: "EndpointNotAllowed: \(error.message) (allow_private_endpoints is off)")
-            return result
-        }
-        if error.code == .tlsFailed, error.message.contains("ALPN") {
-            let reason = "HTTP2NotOffered: the push service \(origin) does not offer HTTP/2 (ALPN h2); Pushworker sends Web Push over HTTP/2 only"
-            result.reason = "HTTP2NotOffered"
-            result.outcome = .permanentFailure(reason: reason)
             return result
         }
         switch result.outcome {

@@ -2,15 +2,15 @@ import HTTP2
 import Logging
 import NIOConcurrencyHelpers
 
-/// One HTTP/2 connection pool per push-service origin, made when a subscription first points
-/// there. An app's subscriptions spread over a few services (fcm.googleapis.com,
+/// One connection pool per push-service origin, made when a subscription first points there:
+/// HTTP/2, or HTTP/1.1 for a service that turned out not to offer HTTP/2 (`useHTTP1`). An app's subscriptions spread over a few services (fcm.googleapis.com,
 /// updates.push.services.mozilla.com, web.push.apple.com, *.notify.windows.com), each a host of
 /// its own, while an `HTTP2Client` serves one host. Which pools exist is `OriginPoolTable`'s
 /// decision (at most `maxOrigins`, idle ones shut down); this holds the clients, and shuts down
 /// the ones the table lets go at once, so their I/O threads exit.
 final class WebPushOriginPools: Sendable {
     private struct State {
-        var table: OriginPoolTable<HTTP2Client>
+        var table: OriginPoolTable<WebPushOriginPool>
         var closed = false
         /// Shutdowns under way, by client: `shutdown` waits for them too (a client whose thread
         /// is still running must not race the process's exit).
@@ -47,9 +47,9 @@ final class WebPushOriginPools: Sendable {
     }
 
     /// The pool for `origin`, counted as one more request in flight until `finished(origin)`.
-    func acquire(_ origin: WebPushEndpointOrigin) -> Result<HTTP2Client, Unavailable> {
+    func acquire(_ origin: WebPushEndpointOrigin) -> Result<WebPushOriginPool, Unavailable> {
         let now = ContinuousClock.now
-        return state.withLockedValue { state -> Result<HTTP2Client, Unavailable> in
+        return state.withLockedValue { state -> Result<WebPushOriginPool, Unavailable> in
             guard !state.closed else { return .failure(.shutDown) }
             switch state.table.acquire(origin, now: now) {
             case .use(let client):
@@ -58,9 +58,31 @@ final class WebPushOriginPools: Sendable {
                 return .failure(.originsFull(state.table.maxOrigins))
             case .open(let shuttingDown):
                 close(shuttingDown, in: &state)
-                let client = HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger)
-                state.table.opened(origin, pool: client, now: now)
-                return .success(client)
+                let pool = WebPushOriginPool.http2(HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger))
+                state.table.opened(origin, pool: pool, now: now)
+                return .success(pool)
+            }
+        }
+    }
+
+    /// The origin's service does not offer HTTP/2: its pool becomes an HTTP/1.1 one (once, however
+    /// many of its requests found out), and the HTTP/2 pool that failed shuts down.
+    func useHTTP1(_ origin: WebPushEndpointOrigin) -> Result<WebPushOriginPool, Unavailable> {
+        let now = ContinuousClock.now
+        return state.withLockedValue { state -> Result<WebPushOriginPool, Unavailable> in
+            guard !state.closed else { return .failure(.shutDown) }
+            switch state.table.entries[origin]?.pool {
+            case .http1(let existing)?:
+                return .success(.http1(existing))
+            case .http2?:
+                let pool = WebPushOriginPool.http1(WebPushHTTP1Origin(origin: origin, configuration: configuration, logger: logger))
+                if let old = state.table.replace(origin, with: pool, now: now) { close([old], in: &state) }
+                logger.info("the push service does not offer HTTP/2: sending over HTTP/1.1", metadata: ["origin": "\(origin)"])
+                return .success(pool)
+            case nil:
+                // The asking request is counted in flight, so its origin's entry cannot have been
+                // evicted or swept: only a shutdown empties the table.
+                return .failure(.shutDown)
             }
         }
     }
@@ -79,11 +101,11 @@ final class WebPushOriginPools: Sendable {
     }
 
     /// Starts each client's shutdown now; the task removes itself when its thread has exited.
-    private func close(_ clients: [HTTP2Client], in state: inout State) {
-        for client in clients {
-            let id = ObjectIdentifier(client)
+    private func close(_ pools: [WebPushOriginPool], in state: inout State) {
+        for pool in pools {
+            let id = pool.identity
             state.closing[id] = Task { [weak self] in
-                await client.shutdown()
+                await pool.shutdown()
                 self?.state.withLockedValue { _ = $0.closing.removeValue(forKey: id) }
             }
         }
@@ -126,7 +148,11 @@ final class WebPushOriginPools: Sendable {
     var statistics: HTTP2ClientStatistics {
         let open = state.withLockedValue { $0.table.entries.values.map(\.pool) }
         var total = HTTP2ClientStatistics()
-        for client in open {
+        for pool in open {
+            guard case .http2(let client) = pool else {
+                if case .http1(let origin) = pool { total.streamsInFlight += origin.requestsInFlight }
+                continue
+            }
             let one = client.statistics
             total.openConnections += one.openConnections
             total.connecting += one.connecting
@@ -147,7 +173,7 @@ final class WebPushOriginPools: Sendable {
             return (state.table.removeAll(), Array(state.closing.values), state.sweeper)
         }
         sweeper?.cancel()
-        for client in open { await client.shutdown() }
+        for pool in open { await pool.shutdown() }
         for task in closing { await task.value }
     }
 }

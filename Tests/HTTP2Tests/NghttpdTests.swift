@@ -119,14 +119,15 @@ extension IntegrationSuite {
             }
         }
 
-        @Test func serverWithoutH2FailsWithTLSFailed() async throws {
+        @Test func serverWithoutH2FailsWithHTTP2NotOffered() async throws {
             let pki = try TestPKI.get()
             let (server, port) = try await TestServers.startTLSServerWithoutH2(pki)
             defer { server.stop() }
             let error = try await withClient(pki.configuration(port: port)) { client in
                 try await expectFailure(client, HTTP2Request(path: "/"))
             }
-            #expect(error.code == .tlsFailed)
+            #expect(error.code == .http2NotOffered)
+            #expect(error.requestWasNotProcessed)
             #expect(error.message.contains("ALPN"))
         }
 

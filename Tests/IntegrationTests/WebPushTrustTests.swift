@@ -5,8 +5,9 @@ import ServiceLifecycle
 import StatusEndpoint
 import Synchronization
 import Testing
-import WebPush
+@testable import WebPush
 @testable import Worker
+import HTTP2
 
 /// Web Push subscriptions are written by browsers, so by anyone: what a hostile one can make a
 /// worker do. Against RabbitMQ, Redis, the Web Push sandbox (which decrypts every message), a
@@ -137,6 +138,42 @@ struct WebPushTrustTests {
             try await fixture.publish(#"{"id":"control","app":"web-local","tokens":["\#(hostile[0])"],"payload":{"n":3}}"#)
             try await waitUntil("the listener sees the app with the opt-in connect") { listener.accepted >= 1 }
         }
+    }
+
+    /// The HTTP/1.1 path looks the host up itself (a service that spoke TLS without h2 at one
+    /// address may resolve to another now) and checks what it got as the HTTP/2 pool does: to a
+    /// name that resolves to loopback, an app without the opt-in opens no connection; with the
+    /// opt-in the same origin is connected to, so the count could have failed.
+    @Test func anHTTP1OriginChecksTheAddressItConnectsTo() async throws {
+        let listener = try CountingListener()
+        defer { listener.stop() }
+        var configuration = WebPushConfiguration(vapidKey: try VAPIDKey.generate(), subject: try VAPIDSubject("mailto:push@example.com"))
+        configuration.allowedEndpointPorts = nil
+        configuration.connectTimeout = .seconds(5)
+        configuration.requestTimeout = .seconds(5)
+        let origin = try WebPushEndpointOrigin(endpoint: "https://localhost:\(listener.port)/x")
+        func post(_ configuration: WebPushConfiguration) async -> Result<HTTP2Response, HTTP2Error> {
+            let http1 = WebPushHTTP1Origin(origin: origin, configuration: configuration, logger: Logger(label: "test"))
+            let result = await withCheckedContinuation { continuation in
+                http1.send(path: "/x", headers: [], body: [1, 2, 3]) { continuation.resume(returning: $0) }
+            }
+            await http1.shutdown()
+            return result
+        }
+        guard case .failure(let refused) = await post(configuration) else {
+            Issue.record("a loopback origin was posted to without the opt-in")
+            return
+        }
+        #expect(refused.code == .addressNotAllowed)
+        #expect(refused.message.contains("localhost resolves only to addresses that are not public"), "\(refused.message)")
+        #expect(listener.accepted == 0, "nothing connected to the listener")
+        configuration.allowPrivateEndpoints = true
+        guard case .failure(let lost) = await post(configuration) else {
+            Issue.record("the listener answers nothing, yet the post succeeded")
+            return
+        }
+        #expect(lost.code != .addressNotAllowed, "\(lost)")
+        #expect(listener.accepted >= 1, "the opt-in connects")
     }
 
     /// Issue 41, finding 2: one subscription whose push service answers 403 to everything, in a

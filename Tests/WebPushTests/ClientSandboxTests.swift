@@ -69,7 +69,11 @@ import WebPushCore
         let kept = await fixture.send(fixture.job("{}", expiration: now + 30), to: subscription)
         #expect(kept.outcome == .sent)
         #expect(kept.grantedTTL == nil)
-        #expect(fixture.sandbox.received().map(\.ttl) == [60, 30] || fixture.sandbox.received().map(\.ttl) == [60, 29])
+        // The second TTL is what was left of 30 s when it was sent: at most the seconds elapsed less.
+        let elapsed = UnixTime.now().seconds - now
+        let ttls = fixture.sandbox.received().map(\.ttl)
+        #expect(ttls.count == 2 && ttls[0] == 60)
+        #expect(ttls.count == 2 && (30 - elapsed...30).contains(ttls[1] ?? -1), "\(ttls), \(elapsed) s elapsed")
         await fixture.close()
     }
 
@@ -246,30 +250,189 @@ import WebPushCore
         await fixture.close()
     }
 
-    /// A push service that speaks only HTTP/1.1 fails its devices at once, saying why; one that
-    /// cannot be reached uses up the device's attempts: neither pauses the app.
-    @Test func aServiceWithoutHTTP2OrUnreachableIsItsDevicesFailureNotTheApps() async throws {
+    /// A push service that speaks only HTTP/1.1 (no `h2` in ALPN) gets its messages over HTTP/1.1:
+    /// the first one too, without using an attempt; the origin's pool stays HTTP/1.1 for the next
+    /// ones. Once it has delivered and then cannot be reached, it is an outage, as over HTTP/2:
+    /// its devices wait without using attempts (`serviceDown`), naming the service.
+    @Test func aServiceWithoutHTTP2GetsHTTP1AndAnUnreachableOneIsItsDevicesFailure() async throws {
         let fixture = try await Fixture()
         let oldService = WebPushSandbox(stateDirectory: fixture.directory, offersHTTP2: false, logger: Logger(label: "test"))
         _ = try await oldService.start()
-        let subscription = try #require(try oldService.subscribe(count: 1).first)
-        let refused = await fixture.send(fixture.job("{}"), to: subscription)
-        #expect(refused.reason == "HTTP2NotOffered")
-        guard case let .permanentFailure(reason) = refused.outcome else {
-            Issue.record("expected a permanent failure, got \(refused.outcome)")
-            return
+        let subscriptions = try oldService.subscribe(count: 2, applicationServerKey: fixture.key.publicKey)
+        for (index, subscription) in subscriptions.enumerated() {
+            let result = await fixture.send(fixture.job(#"{"n":\#(index)}"#), to: subscription)
+            #expect(result.outcome == .sent, "\(result.outcome)")
+            #expect(result.status == 201)
         }
-        #expect(reason.contains("HTTP/2"))
+        let received = oldService.received()
+        #expect(received.map(\.httpVersion) == ["HTTP/1.1", "HTTP/1.1"])
+        #expect(received.map { String(decoding: $0.plaintext, as: UTF8.self) } == [#"{"n":0}"#, #"{"n":1}"#])
+        #expect(received.allSatisfy { $0.vapidKey == fixture.key.publicKeyBase64URL })
+        #expect(fixture.client.origins == 1, "one pool for the origin, now HTTP/1.1")
+        let subscription = try #require(subscriptions.first)
         let port = Int(subscription.endpoint.split(separator: ":")[2].prefix { $0.isNumber }) ?? 0
         await oldService.stop()
         let unreachable = await fixture.send(fixture.job("{}"), to: subscription)
-        guard case let .retryable(why) = unreachable.outcome else {
-            Issue.record("expected a retry using an attempt, got \(unreachable.outcome)")
+        await fixture.close()
+        guard case let .serviceDown(why) = unreachable.outcome else {
+            Issue.record("expected an outage wait, got \(unreachable.outcome)")
             return
         }
         #expect(why.contains("127.0.0.1:\(port)"), "the reason names the push service")
+    }
+
+    /// An HTTP/1.1-only push service that is not ours: Python's `http.server` over TLS, offering only
+    /// `http/1.1` in ALPN, decrypts what it receives with `http_ece` (the subscription's private key
+    /// is its own) and answers 201 with a `Location`. The worker's message arrives there intact.
+    @Test func pythonHTTP1ServiceDecryptsTheMessage() async throws {
+        let fixture = try await Fixture()
+        let (result, output) = try await Self.send(fixture.job(#"{"title":"over HTTP/1.1"}"#), toPythonService: Self.pythonHTTP1Service, fixture)
+        #expect(output.status == 0, "\(output.stdout) \(output.stderr)")
+        #expect(result.outcome == .sent, "\(result.outcome)")
+        #expect(result.status == 201)
+        let lines = output.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains("HTTP/1.1 POST /push/one"), "\(output.stdout)")
+        #expect(lines.contains(#"plaintext {"title":"over HTTP/1.1"}"#), "\(output.stdout)")
         await fixture.close()
     }
+
+    /// A hostile HTTP/1.1-only service answers 201 and then an endless chunked body: the client
+    /// keeps at most the response limit, cancels the request and closes the connection, and the
+    /// device fails (ResponseTooLarge) instead of the worker's memory growing. The service writes
+    /// at most 256 MiB and reports how much the client took before the connection closed (before
+    /// the TLS close stopped waiting for the service, it read all 256 MiB).
+    @Test func anEndlessHTTP1AnswerIsCut() async throws {
+        let fixture = try await Fixture()
+        let (result, output) = try await Self.send(fixture.job("{}"), toPythonService: Self.pythonEndlessHTTP1Service, fixture)
+        #expect(output.status == 0, "\(output.stdout) \(output.stderr)")
+        #expect(result.reason == "ResponseTooLarge", "\(result)")
+        guard case .permanentFailure = result.outcome else {
+            Issue.record("expected the device to fail, got \(result.outcome)")
+            return
+        }
+        let sent = Int(output.stdout.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+        #expect(sent >= 0 && sent < 64 << 20, "the client stopped reading early: \(output.stdout)")
+        await fixture.close()
+    }
+
+    /// Runs a Python push service (argv: certificate, key, where it writes its subscription), waits
+    /// for its subscription (observed progress, not a delay), sends `job` there and returns the
+    /// answer with what the service printed once it ended.
+    static func send(_ job: PushJob, toPythonService program: String, _ fixture: Fixture) async throws -> (PushResult, PythonPeer.Result) {
+        let subscriptionFile = fixture.directory + "/python-subscription-\(UUID().uuidString).txt"
+        let material = fixture.sandbox.material
+        async let peer = PythonPeer.run(program, [material.serverCertificateFile, material.serverPrivateKeyFile, subscriptionFile],
+                                        timeout: .seconds(90))
+        var written: Data?
+        for _ in 0..<600 where written == nil {
+            written = FileManager.default.contents(atPath: subscriptionFile).flatMap { $0.isEmpty ? nil : $0 }
+            if written == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let compact = String(decoding: try #require(written), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let device = try WebPushJobRules().device(from: .string(compact))
+        let result = await withCheckedContinuation { continuation in
+            fixture.client.send(job, to: device, requestID: "unused") { continuation.resume(returning: $0) }
+        }
+        return (result, try await peer)
+    }
+
+    /// argv: certificate, key, where to write the subscription. Answers one POST (ALPN `http/1.1`
+    /// only) with 201 and chunks of 64 KiB until the connection breaks or 256 MiB are written; a
+    /// connection that closes before sending a request (the HTTP/2 attempt) is passed over.
+    static let pythonEndlessHTTP1Service = #"""
+    import base64, os, socket, ssl, sys
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives import serialization
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    context.set_alpn_protocols(["http/1.1"])
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    port = listener.getsockname()[1]
+    with open(sys.argv[3] + ".tmp", "w") as f:
+        f.write("https://127.0.0.1:%d/endless#p256dh=%s&auth=%s" % (port, b64(public), b64(os.urandom(16))))
+    os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+    # The worker's HTTP/2 attempt comes first and closes after the handshake: wait for a request.
+    listener.settimeout(60)
+    request = b""
+    while b"\r\n\r\n" not in request:
+        connection, _ = listener.accept()
+        try:
+            tls = context.wrap_socket(connection, server_side=True)
+        except (OSError, ssl.SSLError):
+            continue
+        request = b""
+        while b"\r\n\r\n" not in request:
+            received = tls.recv(65536)
+            if not received:
+                break
+            request += received
+    head, _, body = request.partition(b"\r\n\r\n")
+    length = int([line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")][0])
+    while len(body) < length:
+        body += tls.recv(65536)
+    tls.sendall(b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n")
+    chunk = b"%x\r\n" % 65536 + b"x" * 65536 + b"\r\n"
+    sent = 0
+    tls.settimeout(20)
+    try:
+        while sent < 256 << 20:
+            tls.sendall(chunk)
+            sent += 65536
+    except (OSError, ssl.SSLError) as error:
+        print("stopped", type(error).__name__, error)
+    print("sent", sent)
+    """#
+
+    /// argv: certificate, key, where to write the subscription. Serves one POST over TLS with
+    /// ALPN `http/1.1` only, decrypts it (aes128gcm) and prints what it saw.
+    static let pythonHTTP1Service = #"""
+    import base64, http.server, os, ssl, sys
+    from importlib.metadata import version
+    import http_ece
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives import serialization
+    if version("http-ece") != "1.2.1":
+        sys.exit("http-ece %s, not the pinned 1.2.1: run ops/python-peers.sh" % version("http-ece"))
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    auth = os.urandom(16)
+    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            plaintext = http_ece.decrypt(body, private_key=key, dh=None, auth_secret=auth, version="aes128gcm")
+            print(self.request_version, "POST", self.path)
+            print("plaintext", plaintext.decode())
+            sys.stdout.flush()
+            self.send_response(201)
+            self.send_header("Location", "https://127.0.0.1/message/1")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            # One message is all this service takes: without this the handler would wait on the
+            # kept-alive connection for the next request, and the script never end.
+            self.close_connection = True
+            self.server.done = True
+        def log_message(self, *args):
+            pass
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[1], sys.argv[2])
+    context.set_alpn_protocols(["http/1.1"])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.done = False
+    port = server.server_address[1]
+    with open(sys.argv[3] + ".tmp", "w") as f:
+        f.write("https://127.0.0.1:%d/push/one#p256dh=%s&auth=%s" % (port, b64(public), b64(auth)))
+    os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+    while not server.done:
+        server.handle_request()
+    """#
 
     /// pywebpush, the Python sender most Web Push servers use, sends to the sandbox over HTTP/1.1
     /// and the sandbox decrypts it: the sandbox is a push service that code not ours agrees with.

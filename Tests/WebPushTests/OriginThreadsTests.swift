@@ -81,7 +81,9 @@ import WebPushCore
 
         // Idle for the timeout: every pool shuts down and its thread exits (observed, bounded wait).
         let deadline = ContinuousClock.now + .seconds(60)
-        while (fixture.client.origins > 0 || fixture.client.closingPools > 0), ContinuousClock.now < deadline {
+        // A pool's shutdown returns once its thread let go of everything; the thread itself ends a
+        // moment later, so its exit is waited for too.
+        while (fixture.client.origins > 0 || fixture.client.closingPools > 0 || Self.threadCount() > 0), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(fixture.client.origins == 0 && fixture.client.closingPools == 0)

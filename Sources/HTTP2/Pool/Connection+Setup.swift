@@ -19,25 +19,15 @@ extension Connection {
     /// none is left.
     private func screened(_ addresses: [SocketAddress]) -> [SocketAddress]? {
         guard configuration.onlyGlobalAddresses, configuration.proxy == nil else { return addresses }
-        var usable: [SocketAddress] = []
-        var refused: [String] = []
-        for address in addresses {
-            let scope = address.ipAddress.map { IPAddressScope(of: $0) } ?? .reserved
-            if scope.isGlobal {
-                usable.append(address)
-            } else {
-                refused.append("\(address.ipAddress.map(String.init(describing:)) ?? "?") (\(scope))")
-            }
-        }
-        if usable.isEmpty {
-            let message = "\(configuration.host) resolves only to addresses that are not public: \(refused.joined(separator: ", "))"
-            close(failingSentWith: HTTP2Error(code: .addressNotAllowed, message: message))
+        let screen = AddressScreen(addresses.map { $0.ipAddress ?? .v4(0) })
+        if let refusal = screen.refusal(host: configuration.host) {
+            close(failingSentWith: refusal)
             return nil
         }
-        if !refused.isEmpty {
-            logger.debug("skipping addresses that are not public", metadata: [LogKeys.address: "\(refused.joined(separator: ", "))"])
+        if !screen.refused.isEmpty {
+            logger.debug("skipping addresses that are not public", metadata: [LogKeys.address: "\(screen.refused.joined(separator: ", "))"])
         }
-        return usable
+        return addresses.filter { $0.ipAddress.map { IPAddressScope(of: $0).isGlobal } ?? false }
     }
 
     func startConnect() throws(HTTP2Error) {
@@ -147,7 +137,7 @@ extension Connection {
         case .bytes:
             guard tls.negotiatedH2 else {
                 return close(failingSentWith: HTTP2Error(
-                    code: .tlsFailed, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
+                    code: .http2NotOffered, message: "server did not select h2 via ALPN (selected: \(tls.negotiatedProtocolDescription))"))
             }
             do {
                 let session = try NGHTTP2Session(delegate: self, keptResponseHeaders: configuration.keptResponseHeaders,

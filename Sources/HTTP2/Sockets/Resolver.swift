@@ -10,6 +10,11 @@ enum Resolver {
     }
 
     static func resolve(host: String, port: Int, connectionID: Int, shared: ClientShared) {
+        resolve(host: host, port: port) { shared.post(Answer(connectionID: connectionID, result: $0)) }
+    }
+
+    /// `completion` runs on the helper thread (or here, when no thread could be started).
+    static func resolve(host: String, port: Int, completion: @escaping @Sendable (Result<[SocketAddress], HTTP2Error>) -> Void) {
         do throws(OwnerThreadError) {
             try OwnerThread.start(name: "http2-resolve") {
                 let result: Result<[SocketAddress], HTTP2Error>
@@ -18,10 +23,10 @@ enum Resolver {
                 } catch {
                     result = .failure(error)
                 }
-                shared.post(Answer(connectionID: connectionID, result: result))
+                completion(result)
             }
         } catch {
-            shared.post(Answer(connectionID: connectionID, result: .failure(HTTP2Error(code: .protocolError, message: error.message))))
+            completion(.failure(HTTP2Error(code: .protocolError, message: error.message)))
         }
     }
 }
