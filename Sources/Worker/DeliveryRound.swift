@@ -9,8 +9,8 @@ import NIOConcurrencyHelpers
 enum DeliveryRound {
     /// `ids` names the requests: the device at `i` gets `ids.id(at: positions?[i] ?? i)` (positions:
     /// where a resent device stands in the job's list, so it keeps its id).
-    /// The round starts once `budget` has room for its devices and gives them back when its last
-    /// answer is in (`completion` then runs).
+    /// The round starts once `budget` has room for its devices and gives them back as their answers
+    /// come in (`RoundShare`), the last of it before `completion` runs.
     static func send(_ job: PushJob, to devices: [DeviceToken], ids: RequestIDRange, positions: [Int]? = nil,
                      with transport: any PushTransport, budget: DevicesInFlight, deliveredAt: ContinuousClock.Instant,
                      latency: LatencyRecorder, roundTrip: (any RecorderHandler)? = nil, completion: @escaping @Sendable ([PushResult]) -> Void) {
@@ -31,7 +31,6 @@ enum DeliveryRound {
         // per device for the round-trip timer cost an allocation and a clock read more per device.
         switch devices.count {
         case 0:
-            budget.release(0, bulk: job.bulk)
             completion([])
         case 1:
             // Most jobs name one device: nothing to collect.
@@ -43,8 +42,9 @@ enum DeliveryRound {
         default:
             let count = devices.count
             let bulk = job.bulk
-            let collector = ResultCollector(count: count) { results in
-                budget.release(count, bulk: bulk)
+            let collector = ResultCollector(count: count, share: budget.share(of: count, bulk: bulk)) { units in
+                budget.release(units: units, bulk: bulk)
+            } completion: { results in
                 completion(results)
             }
             for index in devices.indices {
@@ -72,23 +72,30 @@ private final class ResultCollector: Sendable {
     private struct State {
         var results: [PushResult?]
         var remaining: Int
+        var share: RoundShare
     }
     private let state: NIOLockedValueBox<State>
+    private let release: @Sendable (Int) -> Void
     private let completion: @Sendable ([PushResult]) -> Void
 
-    init(count: Int, completion: @escaping @Sendable ([PushResult]) -> Void) {
-        state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), remaining: count))
+    init(count: Int, share: Int, release: @escaping @Sendable (Int) -> Void, completion: @escaping @Sendable ([PushResult]) -> Void) {
+        state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), remaining: count,
+                                        share: RoundShare(share: share, devices: count)))
+        self.release = release
         self.completion = completion
     }
 
     func record(_ result: PushResult, at index: Int) {
-        let finished: [PushResult]? = state.withLockedValue { state in
-            guard state.results[index] == nil else { return nil }
+        let (units, finished): (Int, [PushResult]?) = state.withLockedValue { state in
+            guard state.results[index] == nil else { return (0, nil) }
             state.results[index] = result
             state.remaining -= 1
-            guard state.remaining == 0 else { return nil }
-            return state.results.map { $0! }
+            let units = state.share.answered()
+            guard state.remaining == 0 else { return (units, nil) }
+            return (units, state.results.map { $0! })
         }
+        // Released before `completion`: the release itself may start a waiting round.
+        if units > 0 { release(units) }
         if let finished { completion(finished) }
     }
 }

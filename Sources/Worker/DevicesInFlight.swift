@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 /// Notifications in flight to the platforms: the unit of flow control. The budget is what they
 /// allow now (the pools' live stream capacity: connections × SETTINGS_MAX_CONCURRENT_STREAMS), capped by
 /// `--max-in-flight`. A round starts sending only while the budget has room, and gives its share
-/// back when its last answer is in; so one-device jobs (a large prefetch) and 1,000-device chunk
+/// back as its answers come in (`RoundShare`); so one-device jobs (a large prefetch) and 1,000-device chunk
 /// jobs both keep the pipe full while the requests held stay bounded.
 ///
 /// Two lanes. Bulk rounds (fan-out chunks, jobs marked bulk) use at most `bulkShare` of the
@@ -81,7 +81,7 @@ final class DevicesInFlight: Sendable {
     private func bulkCap(_ capacity: Int) -> Int { max(1, capacity * bulkSharePercent / 100) }
 
     /// What a round of `count` devices counts against the budget: the same when it starts and ends.
-    private func share(of count: Int, bulk: Bool) -> Int { min(max(count, 0), bulk ? bulkLimit : limit) }
+    func share(of count: Int, bulk: Bool) -> Int { min(max(count, 0), bulk ? bulkLimit : limit) }
 
     var current: Int { state.withLockedValue { $0.inFlight } }
     var currentBulk: Int { state.withLockedValue { $0.bulkInFlight } }
@@ -114,7 +114,12 @@ final class DevicesInFlight: Sendable {
 
     /// Gives back what a round of `count` devices (of the lane it acquired in) took.
     func release(_ count: Int, bulk: Bool = false) {
-        let share = self.share(of: count, bulk: bulk)
+        release(units: share(of: count, bulk: bulk), bulk: bulk)
+    }
+
+    /// Gives back part of a round's share (`RoundShare` says how much, as its answers come in).
+    func release(units share: Int, bulk: Bool = false) {
+        guard share > 0 else { return }
         let capacity = self.capacity
         let bulkCap = self.bulkCap(capacity)
         // Usually one round becomes ready: it is returned alone, without an array per release.
