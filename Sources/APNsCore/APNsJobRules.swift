@@ -24,9 +24,18 @@ public struct APNsJobRules: PlatformJobRules {
 
     public var platformName: String { "apns" }
 
-    public var fieldNames: [String] { ["push_type", "priority", "collapse_id", "topic"] }
+    public var fieldNames: [String] { ["push_type", "priority", "collapse_id", "topic", "live_activity"] }
 
-    public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}}" }
+    public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}} (or a live_activity section)" }
+
+    /// A `live_activity` section builds the payload (`APNsLiveActivity`); it replaces `payload`.
+    public func payload(from fields: JobFields, now: Int) throws(JobRejection) -> [UInt8]? {
+        guard let section = fields["live_activity"], section != .null else { return nil }
+        guard fields["payload"] == nil else {
+            throw JobRejection(field: "live_activity", "replaces payload: give one of them, not both")
+        }
+        return try APNsLiveActivity(section, now: now).payload
+    }
 
     /// A device token in hex (or push2mob's 44-character Base64): `DeviceToken(validating:)`.
     public func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken {
@@ -37,7 +46,8 @@ public struct APNsJobRules: PlatformJobRules {
     public func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions {
         let aps = payload.shape(of: "aps")
         let payloadByteCount = payload.bytes.count
-        let pushType = try parsePushType(fields["push_type"], aps: aps)
+        let liveActivity = fields["live_activity"].map { $0 != .null } ?? false
+        let pushType = try parsePushType(fields["push_type"], aps: aps, liveActivity: liveActivity)
         if pushType != .mdm {
             guard let aps else {
                 throw JobRejection(field: "payload.aps", "is required for \(pushType.rawValue) pushes (APNs reads the aps dictionary)")
@@ -87,8 +97,12 @@ public struct APNsJobRules: PlatformJobRules {
         return rule.apsProblem(aps).map { JobRejection(field: $0.field, $0.problem) }
     }
 
-    private func parsePushType(_ value: JSONValue?, aps: JSONShape?) throws(JobRejection) -> APNsPushType {
+    private func parsePushType(_ value: JSONValue?, aps: JSONShape?, liveActivity: Bool) throws(JobRejection) -> APNsPushType {
+        if liveActivity, let value, value != .null, value != .string(APNsPushType.liveactivity.rawValue) {
+            throw JobRejection(field: "push_type", "must be liveactivity (or left out) in a job with a live_activity section, got \(JobParser.rendered(value))")
+        }
         guard let value, value != .null else {
+            if liveActivity { return .liveactivity }
             // Background when aps carries nothing but content-available (repeated or not): Apple, "Pushing background updates to your App".
             if case let .object(names)? = aps, !names.isEmpty, names.allSatisfy({ $0 == "content-available" }) {
                 return .background

@@ -82,16 +82,21 @@ public struct JobParser: Sendable {
             throw JobRejection(field: "tokens", "the job names no devices: give at least one token in \"tokens\" or one group in \"groups\"")
         }
 
-        guard let payloadValue = object["payload"] else {
-            throw JobRejection(field: "payload", "is required: \(rules.payloadDescription)")
+        let payloadBytes: [UInt8]
+        if let built = try rules.payload(from: object, now: now) {
+            payloadBytes = built
+        } else {
+            guard let payloadValue = object["payload"] else {
+                throw JobRejection(field: "payload", "is required: \(rules.payloadDescription)")
+            }
+            guard case .object = payloadValue else {
+                throw JobRejection(field: "payload", "must be a JSON object, got \(payloadValue.typeName)")
+            }
+            guard let payloadRange = json.recordedRange else {
+                throw JobRejection(field: "payload", "cannot be read")
+            }
+            payloadBytes = RawJSON.compact(body[payloadRange])
         }
-        guard case .object = payloadValue else {
-            throw JobRejection(field: "payload", "must be a JSON object, got \(payloadValue.typeName)")
-        }
-        guard let payloadRange = json.recordedRange else {
-            throw JobRejection(field: "payload", "cannot be read")
-        }
-        let payloadBytes = RawJSON.compact(body[payloadRange])
         let options = try rules.options(from: object, payload: PayloadObject(bytes: payloadBytes))
 
         let expiration = try parseExpiration(object["expiration"], now: now)

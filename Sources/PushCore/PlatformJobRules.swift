@@ -12,9 +12,17 @@ public protocol PlatformJobRules: Sendable {
     /// Reads the platform's fields and checks the payload (its bytes as they will be sent).
     func options(from fields: JobFields, payload: PayloadObject) throws(JobRejection) -> any PlatformOptions
 
+    /// The payload built from the platform's own fields, for a job that gives those instead of
+    /// `payload` (APNs' `live_activity`); nil when the job has none of them. `now`: UNIX seconds.
+    func payload(from fields: JobFields, now: Int) throws(JobRejection) -> [UInt8]?
+
     /// One device as the platform names it: an element of the job's `tokens`, or a group member
     /// (always a string).
     func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken
+}
+
+extension PlatformJobRules {
+    public func payload(from fields: JobFields, now: Int) throws(JobRejection) -> [UInt8]? { nil }
 }
 
 /// Why a value is not a device of the platform: `member` is the part at fault within it (a Web
