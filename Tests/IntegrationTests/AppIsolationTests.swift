@@ -83,6 +83,11 @@ struct AppIsolationTests {
             #expect(heldSoFar.deferredByApp["b"] == nil, "no job of app b waited in a delay queue")
             #expect((heldSoFar.deferredByApp["a"] ?? 0) >= jobs, "every job of app a was held at least once")
             // A's devices are held (credentials), never retried: any retry would be one of B's.
+            // Not from B's job.completed events: with those 600 basic.gets here, 2 runs of 29 under
+            // AddressSanitizer found B's records with another topic. Not a misreading: the records
+            // of one sandbox connection share one heap topic string (its HPACK table's), and its
+            // bytes changed under them (freed while held and reused, by all signs): one filter on
+            // one array counted 300, then 600. What frees it is not found yet.
             #expect(heldSoFar.retried == 0, "each job of app b sent in its first round")
 
             // The key works again: A resumes by itself within the retry interval and the longest hold delay.
