@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   pkg-config librabbitmq-dev libhiredis-dev libnghttp2-dev libssl-dev   # the C libraries we link
   libjemalloc-dev                                                        # the allocator of release builds (README "Memory allocator")
+  zlib1g-dev                                                             # AsyncHTTPClient's HTTP compression module links zlib (Web Push over HTTP/1.1)
   rabbitmq-server redis-server                                           # the broker and the group store
   nghttp2-client nghttp2-server curl openssl                             # independent HTTP/2 peers for tests and bench
   amqp-tools jq                                                          # amqp-publish / amqp-consume and the event filter of the shell examples
