@@ -58,6 +58,7 @@ public final class WebPushSandbox: Sendable {
         // The origin is known once bound; connections are accepted only after, so they read it then.
         let origin = NIOLockedValueBox("")
         let subscriptions = subscriptions, state = state, maxTTL = maxTTL, logsMessages = logsMessages
+        let vapid = SandboxVAPIDCache()
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
@@ -65,7 +66,7 @@ public final class WebPushSandbox: Sendable {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
-                    let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state,
+                    let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state, vapid: vapid,
                                                           origin: origin.withLockedValue { $0 }, maxTTL: maxTTL, logsMessages: logsMessages)
                     return Self.configure(channel, tls: tls, exchange: exchange)
                 }
@@ -78,7 +79,7 @@ public final class WebPushSandbox: Sendable {
         let bound = channel.localAddress?.port ?? port
         let name = host.contains(":") ? "[\(host)]" : host
         origin.withLockedValue { $0 = "https://\(name):\(bound)" }
-        let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state, origin: "https://\(name):\(bound)", maxTTL: maxTTL)
+        let exchange = WebPushSandboxExchange(subscriptions: subscriptions, state: state, vapid: vapid, origin: "https://\(name):\(bound)", maxTTL: maxTTL)
         running.withLockedValue { $0 = Running(group: group, channel: channel, exchange: exchange) }
         logger.info("web push sandbox: listening", metadata: ["address": "\(host):\(bound)", "ca": "\(material.caCertificateFile)"])
         return bound

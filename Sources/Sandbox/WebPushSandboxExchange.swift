@@ -34,6 +34,7 @@ struct WebPushSandboxAnswer: Sendable {
 struct WebPushSandboxExchange: Sendable {
     let subscriptions: WebPushSandboxSubscriptions
     let state: WebPushSandboxState
+    let vapid: SandboxVAPIDCache
     /// `https://127.0.0.1:<port>`: the VAPID audience, and the endpoints' prefix.
     let origin: String
     let maxTTL: Int
@@ -86,7 +87,7 @@ struct WebPushSandboxExchange: Sendable {
         }
         let verified: SandboxVAPIDVerifier.Verified
         do throws(SandboxVAPIDVerifier.Refusal) {
-            verified = try SandboxVAPIDVerifier.verify(authorization: request.headers["authorization"], origin: origin, now: now)
+            verified = try vapid.verify(authorization: request.headers["authorization"], origin: origin, now: now)
         } catch {
             return Self.refusal(error.status, error.reason)
         }

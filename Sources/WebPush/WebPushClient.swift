@@ -49,10 +49,11 @@ public final class WebPushClient: PushTransport {
         let body: [UInt8]
         let headers: [HTTP2Header]
         do throws(WebPushError) {
-            // The job's parser checked the subscription; read again here from the form the job
-            // carries (`given`), which also survives a retry or a chunk job.
+            // The job's parser checked the subscription; read again here from its identity, the
+            // compact form the parser wrote (cheaper than the JSON a job may have given), which
+            // also survives a retry or a chunk job.
             let subscription: WebPushSubscription
-            do { subscription = try WebPushSubscription(text: device.given) } catch {
+            do { subscription = try WebPushSubscription(text: device.identity) } catch {
                 throw WebPushError(.invalidSubscriptionKey, field: error.field, error.problem)
             }
             origin = try WebPushEndpointOrigin(endpoint: subscription.endpoint)

@@ -13,7 +13,7 @@ public final class WebPushMessageEncryptor {
     /// The request body for `plaintext` to the subscription with `keys`.
     public func encrypt(_ plaintext: [UInt8], for keys: WebPushSubscriptionKeys) throws(WebPushError) -> [UInt8] {
         try Self.checkLength(of: plaintext)
-        let senderKey = try primitives.generateKey()
+        let senderKey = try primitives.generateEphemeralKey()
         let salt = try OpenSSLWebPushPrimitives.randomBytes(count: WebPushRecordFormat.saltLength)
         return try encrypt(plaintext, for: keys, senderKey: senderKey, salt: salt)
     }
@@ -23,15 +23,15 @@ public final class WebPushMessageEncryptor {
     func encrypt(_ plaintext: [UInt8], for keys: WebPushSubscriptionKeys, senderPrivateKey: [UInt8], salt: [UInt8]) throws(WebPushError) -> [UInt8] {
         try Self.checkLength(of: plaintext)
         precondition(salt.count == WebPushRecordFormat.saltLength, "the salt is 16 bytes")
-        guard let senderKey = try P256Key.keyPair(privateScalar: senderPrivateKey) else {
+        guard let senderKey = try primitives.ephemeralKey(privateScalar: senderPrivateKey) else {
             throw WebPushError(.library, "the given sender key is not a P-256 private key")
         }
         return try encrypt(plaintext, for: keys, senderKey: senderKey, salt: salt)
     }
 
-    private func encrypt(_ plaintext: [UInt8], for keys: WebPushSubscriptionKeys, senderKey: P256Key, salt: [UInt8]) throws(WebPushError) -> [UInt8] {
-        let senderPublicKey = try senderKey.uncompressedPublicKey()
-        let ecdhSecret = try primitives.sharedSecret(privateKey: senderKey, peer: keys.userAgentKey)
+    private func encrypt(_ plaintext: [UInt8], for keys: WebPushSubscriptionKeys, senderKey: P256EphemeralKey, salt: [UInt8]) throws(WebPushError) -> [UInt8] {
+        let senderPublicKey = senderKey.publicKey
+        let ecdhSecret = try primitives.sharedSecret(key: senderKey, peer: keys.userAgentKey)
         let contentKeys = try WebPushContentKeys(
             ecdhSecret: ecdhSecret, authSecret: keys.auth, userAgentPublicKey: keys.p256dh,
             senderPublicKey: senderPublicKey, salt: salt, using: primitives)

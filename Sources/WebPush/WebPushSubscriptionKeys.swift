@@ -10,7 +10,7 @@ public struct WebPushSubscriptionKeys: Sendable {
     /// The authentication secret.
     public let auth: [UInt8]
     /// `p256dh` imported once, here, for every message to this subscription.
-    let userAgentKey: P256Key
+    let userAgentKey: P256Point
 
     public static let p256dhLength = 65
     public static let authLength = 16
@@ -27,7 +27,7 @@ public struct WebPushSubscriptionKeys: Sendable {
         guard auth.count == Self.authLength else {
             throw WebPushError(.invalidSubscriptionKey, field: "keys.auth", "must be 16 bytes, got \(auth.count)")
         }
-        guard let key = try P256Key.publicKey(uncompressed: p256dh) else {
+        guard let key = try P256Point.importing(uncompressed: p256dh) else {
             throw WebPushError(.invalidSubscriptionKey, field: "keys.p256dh", "is not a point on the P-256 curve")
         }
         self.p256dh = p256dh

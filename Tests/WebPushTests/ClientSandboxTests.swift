@@ -117,7 +117,7 @@ import WebPushCore
         // Another id on the same service: 404, which FCM's web endpoints answer for stale ones.
         let unknown = SandboxWebPushSubscriptionCopy.withID("nobody", of: subscriptions[1])
         let notFound = await withCheckedContinuation { continuation in
-            fixture.client.send(fixture.job("{}"), to: DeviceToken(identity: unknown.endpoint, given: unknown.compact), requestID: "x") {
+            fixture.client.send(fixture.job("{}"), to: DeviceToken(identity: unknown.compact, given: unknown.compact), requestID: "x") {
                 continuation.resume(returning: $0)
             }
         }
@@ -203,10 +203,9 @@ import WebPushCore
     func withoutTheOptInALoopbackEndpointIsRefused(host: String) async throws {
         let fixture = try await Fixture { $0.allowPrivateEndpoints = false }
         let subscription = try #require(try fixture.sandbox.subscribe(count: 1).first)
-        let endpoint = subscription.endpoint.replacingOccurrences(of: "127.0.0.1", with: host)
         let compact = subscription.compact.replacingOccurrences(of: "127.0.0.1", with: host)
         let result = await withCheckedContinuation { continuation in
-            fixture.client.send(fixture.job("{}"), to: DeviceToken(identity: endpoint, given: compact), requestID: "x") {
+            fixture.client.send(fixture.job("{}"), to: DeviceToken(identity: compact, given: compact), requestID: "x") {
                 continuation.resume(returning: $0)
             }
         }
