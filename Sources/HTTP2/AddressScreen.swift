@@ -7,10 +7,28 @@ public struct AddressScreen: Sendable, Equatable {
     /// The refused addresses, each with its scope ("127.0.0.1 (a loopback address)").
     public private(set) var refused: [String] = []
 
+    /// Where each usable address was in the list screened, so a caller holding richer socket
+    /// addresses keeps those without classifying them again.
+    public private(set) var usableIndices: [Int] = []
+
     public init(_ addresses: [IPAddress]) {
-        for address in addresses {
+        self.init(addresses.map(Optional.some))
+    }
+
+    /// nil stands for a socket address that is not an IP address: never usable.
+    public init(_ addresses: [IPAddress?]) {
+        for (index, address) in addresses.enumerated() {
+            guard let address else {
+                refused.append("an address that is not IP")
+                continue
+            }
             let scope = IPAddressScope(of: address)
-            if scope.isGlobal { usable.append(address) } else { refused.append("\(address) (\(scope))") }
+            if scope.isGlobal {
+                usable.append(address)
+                usableIndices.append(index)
+            } else {
+                refused.append("\(address) (\(scope))")
+            }
         }
     }
 

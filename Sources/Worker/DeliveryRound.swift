@@ -42,11 +42,9 @@ enum DeliveryRound {
         default:
             let count = devices.count
             let bulk = job.bulk
-            let collector = ResultCollector(count: count, share: budget.share(of: count, bulk: bulk)) { units in
+            let collector = ResultCollector(count: count, share: budget.share(of: count, bulk: bulk), release: { units in
                 budget.release(units: units, bulk: bulk)
-            } completion: { results in
-                completion(results)
-            }
+            }, completion: completion)
             for index in devices.indices {
                 transport.send(job, to: devices[index], requestID: ids.id(at: positions?[index] ?? index)) { result in
                     latency.recordAnswer(deliveredAt: deliveredAt, sentAt: sentAt, roundTrip: roundTrip)
@@ -71,7 +69,7 @@ enum DeliveryRound {
 private final class ResultCollector: Sendable {
     private struct State {
         var results: [PushResult?]
-        var remaining: Int
+        /// The budget held, and (`waiting`) the devices whose answer has not come.
         var share: RoundShare
     }
     private let state: NIOLockedValueBox<State>
@@ -79,8 +77,7 @@ private final class ResultCollector: Sendable {
     private let completion: @Sendable ([PushResult]) -> Void
 
     init(count: Int, share: Int, release: @escaping @Sendable (Int) -> Void, completion: @escaping @Sendable ([PushResult]) -> Void) {
-        state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), remaining: count,
-                                        share: RoundShare(share: share, devices: count)))
+        state = NIOLockedValueBox(State(results: Array(repeating: nil, count: count), share: RoundShare(share: share, devices: count)))
         self.release = release
         self.completion = completion
     }
@@ -89,9 +86,8 @@ private final class ResultCollector: Sendable {
         let (units, finished): (Int, [PushResult]?) = state.withLockedValue { state in
             guard state.results[index] == nil else { return (0, nil) }
             state.results[index] = result
-            state.remaining -= 1
             let units = state.share.answered()
-            guard state.remaining == 0 else { return (units, nil) }
+            guard state.share.waiting == 0 else { return (units, nil) }
             return (units, state.results.map { $0! })
         }
         // Released before `completion`: the release itself may start a waiting round.

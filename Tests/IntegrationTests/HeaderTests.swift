@@ -38,6 +38,35 @@ struct HeaderTests {
         }
     }
 
+    /// A Live Activity's start, update and end, each from a job's `live_activity` section, reach
+    /// APNs as ActivityKit documents them: the recorded payloads byte for byte, the push type and
+    /// the `.push-type.liveactivity` topic, which the job never named.
+    @Test func liveActivitySectionsArriveAsActivityKitDocumentsThem() async throws {
+        try await PipelineFixture.with { fixture in
+            try fixture.startWorker(fixture.workerConfiguration())
+            let sections = [
+                (5200, #"{"event":"start","timestamp":1700000100,"attributes_type":"MatchAttributes","attributes":{"home":"A","away":"B"},"content_state":{"score":"0-0"},"alert":{"title":"Kick-off","body":"A vs B"}}"#,
+                 #"{"aps":{"timestamp":1700000100,"event":"start","content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"away":"B","home":"A"},"alert":{"body":"A vs B","title":"Kick-off"}}}"#),
+                (5201, #"{"event":"update","timestamp":1700000200,"content_state":{"score":"1-0"},"stale_date":1700003600}"#,
+                 #"{"aps":{"timestamp":1700000200,"event":"update","content-state":{"score":"1-0"},"stale-date":1700003600}}"#),
+                (5202, #"{"event":"end","timestamp":1700009000,"content_state":{"score":"2-1"},"dismissal_date":1700012600}"#,
+                 #"{"aps":{"timestamp":1700009000,"event":"end","content-state":{"score":"2-1"},"dismissal-date":1700012600}}"#),
+            ]
+            for (number, section, _) in sections {
+                try await fixture.publish(#"{"id":"la-\#(number)","tokens":["\#(PipelineFixture.token(number))"],"live_activity":\#(section)}"#)
+            }
+            _ = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count >= sections.count }
+            let byToken = Dictionary(uniqueKeysWithValues: fixture.sandbox.received().map { ($0.token, $0) })
+            for (number, _, payload) in sections {
+                let notification = try #require(byToken[PipelineFixture.token(number)])
+                #expect(notification.status == 200, "\(notification.reason ?? "")")
+                #expect(notification.pushType == "liveactivity")
+                #expect(notification.topic == "com.example.app.push-type.liveactivity")
+                #expect(String(decoding: notification.payload, as: UTF8.self) == payload)
+            }
+        }
+    }
+
     @Test func collapseIDExpirationPriorityAndTopicOverrideReachAPNs() async throws {
         try await PipelineFixture.with { fixture in
             try fixture.startWorker(fixture.workerConfiguration())

@@ -14,12 +14,7 @@ struct WebPushOutageTests {
     /// in delivery.failed after its third 503. A subscription on a port where nothing listens (never
     /// delivered) still fails along the ladder, so a dead endpoint is not held forever.
     @Test func aServiceThatDeliveredIsWaitedOutAndADeadOneIsNot() async throws {
-        try await WebPushTrustTests.withWorker(apps: { key, ca in
-            ["web": try WebPushTrustTests.webPush(key, ca: ca) {
-                $0.allowPrivateEndpoints = true
-                $0.allowedEndpointPorts = nil
-            }]
-        }) { world in
+        try await WebPushTrustTests.withWorker(apps: WebPushTrustTests.sandboxApp) { world in
             let fixture = world.fixture, sandbox = world.sandbox
             let subscriptions = try sandbox.subscribe(count: 11)
             try await fixture.publish(#"{"id":"first","app":"web","tokens":["\#(subscriptions[0].compact)"],"payload":{"n":0}}"#)

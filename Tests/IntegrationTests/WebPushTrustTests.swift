@@ -32,11 +32,11 @@ struct WebPushTrustTests {
 
     /// A worker with Web Push apps made by `apps` (given the VAPID key and the sandboxes' CA), a
     /// status endpoint and metrics; the sandbox started.
-    static func withWorker(credentialsRetryInterval: Duration = .milliseconds(500),
+    static func withWorker(credentialsRetryInterval: Duration = .milliseconds(500), sandboxOffersHTTP2: Bool = true,
                            apps: (VAPIDKey, String) throws -> [String: WebPushConfiguration],
                            _ body: (World) async throws -> Void) async throws {
         try await PipelineFixture.with { fixture in
-            let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
+            let sandbox = WebPushSandbox(stateDirectory: fixture.stateDirectory, offersHTTP2: sandboxOffersHTTP2, logger: fixture.logger)
             _ = try await sandbox.start()
             let key = try VAPIDKey.generate()
             var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
@@ -68,6 +68,15 @@ struct WebPushTrustTests {
             }
             await sandbox.stop()
         }
+    }
+
+    /// One app, "web", that may send to the sandbox: its CA trusted, its loopback address and
+    /// its port allowed.
+    static func sandboxApp(_ key: VAPIDKey, ca: String) throws -> [String: WebPushConfiguration] {
+        ["web": try webPush(key, ca: ca) {
+            $0.allowPrivateEndpoints = true
+            $0.allowedEndpointPorts = nil
+        }]
     }
 
     static func webPush(_ key: VAPIDKey, ca: String, configure: (inout WebPushConfiguration) -> Void) throws -> WebPushConfiguration {
@@ -181,12 +190,7 @@ struct WebPushTrustTests {
     /// of any kind), `/readyz` stays 200, and the hostile device ends with one delivery.failed
     /// after its attempts, never held back untouched.
     @Test func aServiceThatRefusesEverythingIsItsSubscriptionsOutcomeNotTheApps() async throws {
-        try await Self.withWorker(apps: { key, ca in
-            ["web": try Self.webPush(key, ca: ca) {
-                $0.allowPrivateEndpoints = true
-                $0.allowedEndpointPorts = nil
-            }]
-        }) { world in
+        try await Self.withWorker(apps: Self.sandboxApp) { world in
             let fixture = world.fixture
             let refusing = WebPushSandbox(stateDirectory: fixture.stateDirectory, logger: fixture.logger)
             _ = try await refusing.start()

@@ -19,7 +19,7 @@ extension Connection {
     /// none is left.
     private func screened(_ addresses: [SocketAddress]) -> [SocketAddress]? {
         guard configuration.onlyGlobalAddresses, configuration.proxy == nil else { return addresses }
-        let screen = AddressScreen(addresses.map { $0.ipAddress ?? .v4(0) })
+        let screen = AddressScreen(addresses.map(\.ipAddress))
         if let refusal = screen.refusal(host: configuration.host) {
             close(failingSentWith: refusal)
             return nil
@@ -27,7 +27,7 @@ extension Connection {
         if !screen.refused.isEmpty {
             logger.debug("skipping addresses that are not public", metadata: [LogKeys.address: "\(screen.refused.joined(separator: ", "))"])
         }
-        return addresses.filter { $0.ipAddress.map { IPAddressScope(of: $0).isGlobal } ?? false }
+        return screen.usableIndices.map { addresses[$0] }
     }
 
     func startConnect() throws(HTTP2Error) {
