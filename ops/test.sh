@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, starts loopback RabbitMQ and Redis (unless they
 # already answer), builds, and runs every test suite. Stops only the services it started.
+# They listen on ports of their own, 5682 and 6389, so a developer's broker or Redis on the
+# standard ports is neither used nor disturbed (and the tests' rabbitmqctl calls reach the node
+# ops/services.sh named for that port). AMQP_PORT / REDIS_PORT, or AMQP_URL / REDIS_URL, choose others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops/install-deps.sh
 ops/python-peers.sh
 ops/deploy-tools.sh
+export AMQP_PORT=${AMQP_PORT:-5682} REDIS_PORT=${REDIS_PORT:-6389}
 started=()
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port_open "${AMQP_PORT:-5672}" || started+=(rabbitmq)
-port_open "${REDIS_PORT:-6379}" || started+=(redis)
+port_open "$AMQP_PORT" || started+=(rabbitmq)
+port_open "$REDIS_PORT" || started+=(redis)
 ops/services.sh start
 if ((${#started[@]})); then trap 'ops/services.sh stop' EXIT; fi
-export AMQP_URL=${AMQP_URL:-amqp://guest:guest@127.0.0.1:${AMQP_PORT:-5672}/}
-export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:${REDIS_PORT:-6379}/0}
+export AMQP_URL=${AMQP_URL:-amqp://guest:guest@127.0.0.1:$AMQP_PORT/}
+export REDIS_URL=${REDIS_URL:-redis://127.0.0.1:$REDIS_PORT/0}
 # One build, under AddressSanitizer (README "Delivery guarantees"): every test, then the fault suite
 # (crashes, restarts, broken connections, bad input, its own RabbitMQ and Redis on 5673/6380) with
 # ASan-built workers and sandbox; any sanitizer report fails. A second, plain debug build would only

@@ -22,6 +22,15 @@ public struct APNsPushTypeRule: Sendable {
         self.apsProblem = apsProblem
     }
 
+    /// The problem with a request body's `aps` for this type, or nil: for a receiver that holds
+    /// the body (the sandbox, which refuses what Apple may silently drop). A body that is not a
+    /// JSON object is another check's; an `aps` that is absent or not an object holds nothing.
+    public func problem(inPayload payload: [UInt8]) -> (field: String, problem: String)? {
+        guard readsAPS, case let .object(members)? = try? JSONValue.parse(payload) else { return nil }
+        guard case let .object(aps)? = members["aps"] else { return apsProblem([:]) }
+        return apsProblem(aps)
+    }
+
     public static func rule(for type: APNsPushType) -> APNsPushTypeRule {
         switch type {
         case .background:

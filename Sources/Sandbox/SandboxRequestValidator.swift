@@ -134,6 +134,10 @@ struct SandboxRequestValidator {
             draft.reason = Self.badPayloadReason
             return outcome
         }
+        // Apple may delay or drop, without an error, a push whose payload does not fit its type
+        // (a background push with an alert, a Live Activity without its event): the sandbox
+        // refuses it, so that a test sees what a device would silently miss.
+        if APNsPushTypeRule.rule(for: pushType).problem(inPayload: draft.payload) != nil { return reject(.invalidPushType) }
         return outcome
     }
 

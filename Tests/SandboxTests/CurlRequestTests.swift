@@ -77,6 +77,17 @@ struct CurlRequestTests {
                 ("long collapse id", { try await harness.post(headers: ["apns-collapse-id": String(repeating: "c", count: 65)]) }, 400, "BadCollapseId"),
                 ("invalid push type", { try await harness.post(headers: ["apns-push-type": "sms"]) }, 400, "InvalidPushType"),
                 ("voip without suffix", { try await harness.post(headers: ["apns-push-type": "voip"]) }, 400, "BadTopic"),
+                // A payload that does not fit its push type, which Apple may drop without a word.
+                ("background with an alert", {
+                    try await harness.post(headers: ["apns-push-type": "background", "apns-priority": "5"], body: #"{"aps":{"content-available":1,"alert":"x"}}"#)
+                }, 400, "InvalidPushType"),
+                ("widgets without content-changed", {
+                    try await harness.post(headers: ["apns-push-type": "widgets", "apns-topic": "com.example.app.push-type.widgets"], body: #"{"aps":{}}"#)
+                }, 400, "InvalidPushType"),
+                ("live activity without its event", {
+                    try await harness.post(headers: ["apns-push-type": "liveactivity", "apns-topic": "com.example.app.push-type.liveactivity"],
+                                           body: #"{"aps":{"timestamp":1700000000,"content-state":{}}}"#)
+                }, 400, "InvalidPushType"),
                 ("duplicate header", { try await harness.post(extraArguments: ["-H", "apns-priority: 10", "-H", "apns-priority: 5"]) }, 400, "DuplicateHeaders"),
                 ("duplicate unknown apns header", { try await harness.post(extraArguments: ["-H", "apns-foo: 1", "-H", "apns-foo: 2"]) }, 400, "DuplicateHeaders"),
             ("empty payload", { try await harness.post(body: "") }, 400, "PayloadEmpty"),
@@ -97,13 +108,15 @@ struct CurlRequestTests {
                 headers: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Self.payload(size: 5120)
             )
             #expect(voip.status == 200)
+            let background = try await harness.post(headers: ["apns-push-type": "background", "apns-priority": "5"], body: #"{"aps":{"content-available":1}}"#)
+            #expect(background.status == 200, "a background push as Apple describes it")
             let largest = try await harness.post(body: Self.payload(size: 4096))
             #expect(largest.status == 200)
 
             let statistics = harness.sandbox.statistics()
             #expect(statistics.rejected == cases.count)
-            #expect(statistics.accepted == 2)
-            #expect(harness.sandbox.received().count == cases.count + 2)
+            #expect(statistics.accepted == 3)
+            #expect(harness.sandbox.received().count == cases.count + 3)
         }
     }
 
