@@ -7,6 +7,9 @@ set -euo pipefail
 dir=${PUSHWORKER_SERVICES_DIR:-/tmp/pushworker-services}
 amqp_port=${AMQP_PORT:-5672}
 redis_port=${REDIS_PORT:-6379}
+# One pid file per port: the test command's instances (5682, 6389) may run beside these.
+redis_pid="$dir/redis/redis-$redis_port.pid"
+rabbit_pid="$dir/rabbitmq/server-$amqp_port.pid"
 mkdir -p "$dir"
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -23,7 +26,7 @@ rabbit_env() {
   export RABBITMQ_LOG_BASE="$dir/rabbitmq/log"
   export RABBITMQ_ENABLED_PLUGINS_FILE="$dir/rabbitmq/enabled_plugins"
   export RABBITMQ_CONFIG_FILE="$dir/rabbitmq/rabbitmq"   # .conf is appended
-  export RABBITMQ_PID_FILE="$dir/rabbitmq/rabbitmq.pid"
+  export RABBITMQ_PID_FILE="$dir/rabbitmq/rabbitmq-$amqp_port.pid"
   # Erlang schedulers spin while idle by default; on a small machine shared with the worker that
   # spinning takes CPU the worker and the sandbox need (RabbitMQ's advice for shared hosts).
   export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="+sbwt none +sbwtdcpu none +sbwtdio none"
@@ -44,9 +47,9 @@ start_redis() {
   mkdir -p "$dir/redis"
   redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$dir/redis" --save "" --appendonly no \
     --daemonize no --logfile "$dir/redis/redis.log" >/dev/null 2>&1 &
-  echo $! > "$dir/redis/redis.pid"
+  echo $! > "$redis_pid"
   wait_for redis 20 redis-cli -h 127.0.0.1 -p "$redis_port" ping
-  echo "redis: started on 127.0.0.1:$redis_port (pid $(cat "$dir/redis/redis.pid"))"
+  echo "redis: started on 127.0.0.1:$redis_port (pid $(cat "$redis_pid"))"
 }
 
 start_rabbitmq() {
@@ -54,14 +57,14 @@ start_rabbitmq() {
   rabbit_env
   pgrep -x epmd >/dev/null || { epmd -address 127.0.0.1 -daemon; touch "$dir/rabbitmq/epmd.started"; }
   /usr/lib/rabbitmq/bin/rabbitmq-server > "$RABBITMQ_LOG_BASE/startup.log" 2>&1 &
-  echo $! > "$dir/rabbitmq/server.pid"
+  echo $! > "$rabbit_pid"
   wait_for rabbitmq 90 /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" await_startup
   wait_for rabbitmq-port 30 port_open "$amqp_port"
   # Classic queues with the v2 storage (RabbitMQ's recommendation since 3.10, the only one from
   # 4.0): half the broker CPU per persistent message of v1. README "Running a worker".
   /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" set_policy classic-queues-v2 '.*' \
     '{"queue-version":2}' --apply-to queues >/dev/null
-  echo "rabbitmq: started on 127.0.0.1:$amqp_port (pid $(cat "$dir/rabbitmq/server.pid"))"
+  echo "rabbitmq: started on 127.0.0.1:$amqp_port (pid $(cat "$rabbit_pid"))"
 }
 
 stop_pidfile() { # file
@@ -77,21 +80,25 @@ stop_pidfile() { # file
 }
 
 stop_rabbitmq() {
-  [ -f "$dir/rabbitmq/server.pid" ] || return 0
+  [ -f "$rabbit_pid" ] || return 0
   rabbit_env
   /usr/lib/rabbitmq/bin/rabbitmqctl -q -n "$RABBITMQ_NODENAME" stop >/dev/null 2>&1 || true
-  stop_pidfile "$dir/rabbitmq/server.pid"
+  stop_pidfile "$rabbit_pid"
   # The Erlang VM is a child of the start script; end what is still tied to our node name.
   pkill -f -- "-sname $RABBITMQ_NODENAME" 2>/dev/null || true
-  if [ -f "$dir/rabbitmq/epmd.started" ]; then epmd -kill >/dev/null 2>&1 || true; rm -f "$dir/rabbitmq/epmd.started"; fi
+  # epmd serves every node on this machine: ended only when this script started it and no node is left.
+  if [ -f "$dir/rabbitmq/epmd.started" ] && ! epmd -names 2>/dev/null | grep -q "^name "; then
+    epmd -kill >/dev/null 2>&1 || true
+    rm -f "$dir/rabbitmq/epmd.started"
+  fi
   echo "rabbitmq: stopped"
 }
 
 case "${1:-start}" in
   start) start_redis; start_rabbitmq ;;
-  stop) stop_pidfile "$dir/redis/redis.pid" && echo "redis: stopped"; stop_rabbitmq ;;
+  stop) stop_pidfile "$redis_pid" && echo "redis: stopped"; stop_rabbitmq ;;
   restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
-  restart-redis) stop_pidfile "$dir/redis/redis.pid"; start_redis ;;
+  restart-redis) stop_pidfile "$redis_pid"; start_redis ;;
   status)
     port_open "$redis_port" && echo "redis: up on $redis_port" || echo "redis: down"
     port_open "$amqp_port" && echo "rabbitmq: up on $amqp_port" || echo "rabbitmq: down" ;;

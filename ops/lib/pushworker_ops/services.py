@@ -18,8 +18,9 @@ class Services:
         self.directory = Path(directory)
         self.amqp_port, self.redis_port = amqp_port, redis_port
         self.log_path = log_path
-        self.redis_pid_file = self.directory / "redis/redis.pid"
-        self.rabbitmq_pid_file = self.directory / "rabbitmq/rabbitmq.pid"
+        # One pid file per port, as ops/services.sh writes them.
+        self.redis_pid_file = self.directory / f"redis/redis-{redis_port}.pid"
+        self.rabbitmq_pid_file = self.directory / f"rabbitmq/rabbitmq-{amqp_port}.pid"
 
     @property
     def node(self):
