@@ -24,9 +24,14 @@ import Testing
             #expect(first.requestID != second.requestID)
             let received = harness.sandbox.received()
             #expect(received.map(\.token) == ["device-0000000000000001", "device-0000000000000002"])
-            #expect(received.allSatisfy { $0.status == 200 && $0.priority == 10 && $0.collapseID == "score" && $0.topic == "pushworker-sandbox" })
-            #expect(received.allSatisfy { ($0.expiration ?? 0) > 590 && ($0.expiration ?? 0) <= 600 }, "ttl from the job's expiration")
-            let body = try #require(received.first.map { try JSONValue.parse($0.payload) })
+            let acceptedWithJobFields = received.allSatisfy {
+                $0.status == 200 && $0.priority == 10 && $0.collapseID == "score" && $0.topic == "pushworker-sandbox"
+            }
+            #expect(acceptedWithJobFields)
+            let ttlFromExpiration = received.allSatisfy { ($0.expiration ?? 0) > 590 && ($0.expiration ?? 0) <= 600 }
+            #expect(ttlFromExpiration, "ttl from the job's expiration")
+            let parsedBody = try received.first.map { try JSONValue.parse($0.payload) }
+            let body = try #require(parsedBody)
             guard case let .object(request) = body, case let .object(message)? = request["message"] else {
                 Issue.record("not a message: \(body)")
                 return
@@ -51,7 +56,8 @@ import Testing
             }
             await client.shutdown()
             #expect(outcomes.count == 60)
-            #expect(outcomes.allSatisfy { $0 == .sent }, "\(outcomes.filter { $0 != .sent })")
+            let allSent = outcomes.allSatisfy { $0 == .sent }
+            #expect(allSent, "\(outcomes.filter { $0 != .sent })")
             #expect(harness.sandbox.accessTokensIssued == 1, "one fetch for all 60")
             let statistics = harness.sandbox.statistics()
             #expect(statistics.accepted == 60)

@@ -19,10 +19,13 @@ struct RelayLimitTests {
         }) { gateway in
             var answers = [LoopbackHTTP.Answer]()
             for index in 0..<30 { answers.append(try await gateway.relay(headers: [("X-Forwarded-For", "203.0.113.\(index)")])) }
-            #expect(answers.prefix(5).allSatisfy { $0.status == 201 }, "\(answers.prefix(5))")
+            let burstRelayed = answers.prefix(5).allSatisfy { $0.status == 201 }
+            #expect(burstRelayed, "\(answers.prefix(5))")
             let refused = answers.dropFirst(5)
-            #expect(refused.allSatisfy { $0.status == 429 }, "\(refused.filter { $0.status != 429 })")
-            #expect(refused.allSatisfy { $0.header("Retry-After") == "1" })
+            let restRefused = refused.allSatisfy { $0.status == 429 }
+            #expect(restRefused, "\(refused.filter { $0.status != 429 })")
+            let retryAfterOneSecond = refused.allSatisfy { $0.header("Retry-After") == "1" }
+            #expect(retryAfterOneSecond)
             #expect(refused.first?.body.contains("127.0.0.1 is over the relay's limit per client address (1 a second, bursts of 5)") == true,
                     "\(refused.first?.body ?? "")")
             #expect(try await gateway.queuedJobs() == 5)
@@ -57,7 +60,8 @@ struct RelayLimitTests {
                 #expect(statuses == expected, "\(client)")
             }
             #expect(bodies.last?.contains("the relay's app default is over its limit (1 a second, bursts of 8)") == true, "\(bodies.last ?? "")")
-            #expect(bodies.contains { $0.contains("2001:db8:1:2::/64 is over the relay's limit per client address") })
+            let prefix64Limited = bodies.contains { $0.contains("2001:db8:1:2::/64 is over the relay's limit per client address") }
+            #expect(prefix64Limited)
             #expect(try await gateway.queuedJobs() == 8)
             let counts = try await gateway.counts()
             #expect(counts["relay_accepted"] == 8 && counts["relay_limited_by_address"] == 2 && counts["relay_limited_by_app"] == 3, "\(counts)")

@@ -66,7 +66,8 @@ extension IntegrationSuite {
                     return try await group.reduce(into: [Int]()) { $0.append($1.0 == 200 && $1.1 == [1] ? 1 : 0) }
                 }
                 #expect(statuses.count == 500)
-                #expect(statuses.allSatisfy { $0 == 1 })
+                let allEchoed = statuses.allSatisfy { $0 == 1 }
+                #expect(allEchoed)
                 let statistics = client.statistics
                 #expect(statistics.requestsCompleted == 500)
                 #expect(statistics.connectionsOpened >= 1 && statistics.connectionsOpened <= 4)

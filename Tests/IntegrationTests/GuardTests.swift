@@ -137,7 +137,8 @@ extension GuardTests {
                     && events.filter { $0.routingKey == "token.invalid" }.count >= stale.count
             }
             let invalid = events.filter { $0.routingKey == "token.invalid" }
-            #expect(Set(invalid.compactMap { $0.string("token") }) == stale)
+            let invalidTokens = Set(invalid.compactMap { $0.string("token") })
+            #expect(invalidTokens == stale)
             #expect(invalid.count == stale.count)
             #expect(worker.status.snapshot.credentialProblems.isEmpty)
             #expect(worker.status.snapshot.sent == jobs - stale.count)
@@ -194,7 +195,8 @@ extension GuardTests {
             let invalid = Set(events.filter { $0.routingKey == "token.invalid" }.compactMap { $0.string("token") })
             #expect(invalid == [upper.uppercased(), base64(inJob), base64(inGroup)])
             // The retry job carried the Base64 spelling through the delay queue.
-            let failed = try #require(events.first { $0.routingKey == "delivery.failed" })
+            let firstFailed = events.first { $0.routingKey == "delivery.failed" }
+            let failed = try #require(firstFailed)
             #expect(failed.string("token") == base64(failing))
             #expect(failed.int("attempts") == 2)
             // APNs got lowercase hex every time.
@@ -221,8 +223,10 @@ extension GuardTests {
             // The retry copy comes back unroutable (mandatory), the topology is declared again, and
             // the device is delivered on its second attempt: nothing silently dropped.
             let events = try await fixture.events(timeout: .seconds(60)) { $0.filter { $0.routingKey == "job.completed" }.count >= 2 }
-            #expect(events.filter { $0.routingKey == "job.completed" }.map { $0.int("attempt") } == [1, 2])
-            #expect(fixture.sandbox.received().filter { $0.token == flaky }.map(\.status) == [503, 200])
+            let completedAttempts = events.filter { $0.routingKey == "job.completed" }.map { $0.int("attempt") }
+            #expect(completedAttempts == [1, 2])
+            let flakyStatuses = fixture.sandbox.received().filter { $0.token == flaky }.map(\.status)
+            #expect(flakyStatuses == [503, 200])
             #expect(worker.status.snapshot.resultPublishFailures >= 1, "the returned retry copy counts as a failed publish")
             #expect(try await fixture.control.messageCount(queue: delayQueue) == 0, "the delay queue exists again")
         }

@@ -127,10 +127,12 @@ struct HeaderTests {
             #expect(prefixes.count == 1, "one range per job attempt")
             let counters: [String] = ids.map { String($0.suffix(8)) }
             #expect(counters == ["00000000", "00000001", "00000002", "00000003", "00000004"], "counted in the job's device order")
-            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            let completedEvent = events.first { $0.routingKey == "job.completed" }
+            let completed = try #require(completedEvent)
             #expect(completed.string("apns_id_first") == ids[0])
             #expect(completed.string("apns_id_last") == ids[4])
-            let invalid = try #require(events.first { $0.routingKey == "token.invalid" })
+            let invalidEvent = events.first { $0.routingKey == "token.invalid" }
+            let invalid = try #require(invalidEvent)
             #expect(invalid.string("apns_id") == ids[3])
         }
     }

@@ -68,21 +68,29 @@ struct ManyAppsTests {
                 $0.filter { $0.routingKey == "job.completed" }.count == 2 && $0.contains { $0.routingKey == "job.rejected" }
             }
             let completed = events.filter { $0.routingKey == "job.completed" }
-            #expect(Set(completed.compactMap { $0.string("job_id") }) == ["news-1", "shop-1"])
-            #expect(completed.allSatisfy { $0.int("sent") == ($0.string("job_id") == "news-1" ? 3 : 2) })
-            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            let completedJobIDs = Set(completed.compactMap { $0.string("job_id") })
+            #expect(completedJobIDs == ["news-1", "shop-1"])
+            let eachJobSentAll = completed.allSatisfy { $0.int("sent") == ($0.string("job_id") == "news-1" ? 3 : 2) }
+            #expect(eachJobSentAll)
+            let rejectedEvent = events.first { $0.routingKey == "job.rejected" }
+            let rejected = try #require(rejectedEvent)
             #expect(rejected.string("error")?.contains("unknown app \"other\"") == true)
 
             let received = fixture.sandbox.received()
             let news = received.filter { newsTokens.contains($0.token) }
             let shop = received.filter { shopTokens.contains($0.token) }
             #expect(news.count == 3 && shop.count == 2)
-            #expect(news.allSatisfy { $0.status == 200 && $0.topic == "com.example.news" && $0.authentication == "token:\(material.tokenKeyID)" })
-            #expect(shop.allSatisfy { $0.status == 200 && $0.topic == SandboxGeneratedMaterial.clientBundleID
-                    && $0.authentication == "certificate:\(SandboxGeneratedMaterial.clientBundleID)" })
+            let newsByTokenKey = news.allSatisfy {
+                $0.status == 200 && $0.topic == "com.example.news" && $0.authentication == "token:\(material.tokenKeyID)"
+            }
+            #expect(newsByTokenKey)
+            let shopByCertificate = shop.allSatisfy { $0.status == 200 && $0.topic == SandboxGeneratedMaterial.clientBundleID
+                    && $0.authentication == "certificate:\(SandboxGeneratedMaterial.clientBundleID)" }
+            #expect(shopByCertificate)
             // One pool per app: no connection carried both apps' requests.
             #expect(Set(news.map(\.connectionID)).isDisjoint(with: Set(shop.map(\.connectionID))))
-            #expect(!received.contains { $0.token == PipelineFixture.token(21) })
+            let otherAppDelivered = received.contains { $0.token == PipelineFixture.token(21) }
+            #expect(!otherAppDelivered)
         }
     }
 }

@@ -44,8 +44,10 @@ import Worker
                 func value(_ key: String) -> Double { metrics[key] ?? -1 }
                 let app = #"app="default",platform="apns""#
                 #expect(value(#"pushworker_notifications_total{\#(app),outcome="sent"}"#) == Double(sentByEvents))
-                #expect(value(#"pushworker_notifications_total{\#(app),outcome="sent"}"#) == Double(received.filter { $0.status == 200 }.count))
-                #expect(value(#"pushworker_notifications_total{\#(app),outcome="invalid"}"#) == Double(events.filter { $0.routingKey == "token.invalid" }.count))
+                let acceptedCount = received.filter { $0.status == 200 }.count
+                #expect(value(#"pushworker_notifications_total{\#(app),outcome="sent"}"#) == Double(acceptedCount))
+                let invalidCount = events.filter { $0.routingKey == "token.invalid" }.count
+                #expect(value(#"pushworker_notifications_total{\#(app),outcome="invalid"}"#) == Double(invalidCount))
                 #expect(value(#"pushworker_notifications_total{\#(app),outcome="retried"}"#) == 1)
                 #expect(value(#"pushworker_notification_failures_total{\#(app),reason="Unregistered"}"#) == 1)
                 #expect(value(#"pushworker_retries_total{tier="300ms"}"#) == 1)

@@ -94,19 +94,22 @@ struct MixedFleetTests {
             let completed = Dictionary(events.filter { $0.routingKey == "job.completed" }.map { ($0.string("job_id") ?? "", $0) }) { first, _ in first }
             #expect(completed["android-1"]?.int("sent") == 3)
             #expect(completed["android-1"]?.int("invalid") == 1)
-            let androidInvalid = try #require(events.first { $0.routingKey == "token.invalid" && $0.string("app") == "android" })
+            let androidInvalidEvent = events.first { $0.routingKey == "token.invalid" && $0.string("app") == "android" }
+            let androidInvalid = try #require(androidInvalidEvent)
             #expect(androidInvalid.string("token") == androidTokens[3])
             #expect(androidInvalid.string("reason")?.hasPrefix("UNREGISTERED") == true)
             let accepted = web.fcm.received().filter { $0.status == 200 }
             #expect(accepted.map(\.token).sorted() == Array(androidTokens[0...2]).sorted(), "each once, tokens and group")
-            #expect(accepted.allSatisfy { $0.priority == 10 && $0.collapseID == "news" && ($0.expiration ?? 0) > 0 })
+            let acceptedWithJobFields = accepted.allSatisfy { $0.priority == 10 && $0.collapseID == "news" && ($0.expiration ?? 0) > 0 }
+            #expect(acceptedWithJobFields)
             #expect(completed["ios-1"]?.int("sent") == 3)
             #expect(completed["web-1"]?.int("sent") == 5)
             #expect(completed["web-1"]?.int("invalid") == 1)
             #expect(completed["web-1"]?.fields["apns_id_first"] == nil, "Web Push names its messages itself")
             #expect(completed["ios-1"]?.string("apns_id_first") != nil)
 
-            let invalid = try #require(events.first { $0.routingKey == "token.invalid" && $0.string("app") == "web" })
+            let webInvalidEvent = events.first { $0.routingKey == "token.invalid" && $0.string("app") == "web" }
+            let invalid = try #require(webInvalidEvent)
             #expect(invalid.string("app") == "web")
             #expect(invalid.string("token") == subscriptions[5].compact, "the device as the job gave it")
             #expect(invalid.int("status") == 410)
@@ -114,8 +117,10 @@ struct MixedFleetTests {
 
             let delivered = Self.plaintexts(web.sandbox)
             #expect(Set(delivered.keys) == Set(subscriptions[0...4].map(\.id)), "every live subscription, from tokens and the group")
-            #expect(delivered.values.allSatisfy { $0 == [#"{"title":"to browsers"}"#] }, "each once, decrypted as sent")
-            #expect(web.sandbox.received().filter { $0.status == 201 }.allSatisfy { $0.urgency == "high" && $0.topic == "news" })
+            let eachDecryptedOnce = delivered.values.allSatisfy { $0 == [#"{"title":"to browsers"}"#] }
+            #expect(eachDecryptedOnce, "each once, decrypted as sent")
+            let acceptedUrgentNews = web.sandbox.received().filter { $0.status == 201 }.allSatisfy { $0.urgency == "high" && $0.topic == "news" }
+            #expect(acceptedUrgentNews)
             let apns = fixture.sandbox.received().filter { $0.status == 200 }
             #expect(apns.map(\.token).sorted() == iosTokens.sorted())
         }
@@ -127,7 +132,8 @@ struct MixedFleetTests {
             let subscription = try #require(try web.sandbox.subscribe(count: 1).first)
             try await fixture.publish(#"{"id":"web-bad","app":"web","tokens":["\#(subscription.compact)"],"push_type":"alert","payload":{"title":"x"}}"#)
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
-            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            let rejectedEvent = events.first { $0.routingKey == "job.rejected" }
+            let rejected = try #require(rejectedEvent)
             #expect(rejected.string("field") == "push_type")
             #expect(rejected.string("error")?.contains("apns") == true)
             #expect(web.sandbox.received().isEmpty)
@@ -149,8 +155,10 @@ struct MixedFleetTests {
             #expect(rounds.last?.int("attempt") == 2 && rounds.last?.int("sent") == 1)
             let delivered = Self.plaintexts(web.sandbox)
             #expect(delivered[subscriptions[0].id]?.count == 1 && delivered[subscriptions[1].id]?.count == 1)
-            #expect(web.sandbox.received().filter { $0.status == 429 }.count == 1)
-            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+            let throttledCount = web.sandbox.received().filter { $0.status == 429 }.count
+            #expect(throttledCount == 1)
+            let anyFailed = events.contains { $0.routingKey == "delivery.failed" }
+            #expect(!anyFailed)
         }
     }
 
@@ -175,19 +183,22 @@ struct MixedFleetTests {
             try await waitUntil("the Web Push app is paused", timeout: .seconds(30)) {
                 worker.status.snapshot.credentialProblems["web"] != nil
             }
-            #expect(web.sandbox.received().allSatisfy { $0.status == 403 }, "nothing of the web app got through")
+            let allRefused = web.sandbox.received().allSatisfy { $0.status == 403 }
+            #expect(allRefused, "nothing of the web app got through")
             #expect(worker.status.snapshot.credentialProblems["default"] == nil)
 
             web.sandbox.reinstate(vapidPublicKey: web.key.publicKey)
             try await waitUntil("every held Web Push job is delivered", timeout: .seconds(90)) {
                 Self.plaintexts(web.sandbox).count == 20
             }
-            #expect(Self.plaintexts(web.sandbox).values.allSatisfy { $0.count == 1 }, "each once")
+            let eachDeliveredOnce = Self.plaintexts(web.sandbox).values.allSatisfy { $0.count == 1 }
+            #expect(eachDeliveredOnce, "each once")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" && $0.string("app") == "web" }.count >= 20
             }
-            #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
+            let anyFailedOrInvalid = events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" }
+            #expect(!anyFailedOrInvalid)
         }
     }
 
@@ -207,7 +218,8 @@ struct MixedFleetTests {
             #expect(rounds.last?.int("attempt") == 2 && rounds.last?.int("sent") == 1)
             let accepted = web.fcm.received().filter { $0.status == 200 }.map(\.token)
             #expect(accepted.sorted() == tokens.sorted(), "each once")
-            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+            let anyFailed = events.contains { $0.routingKey == "delivery.failed" }
+            #expect(!anyFailed)
         }
     }
 
@@ -230,19 +242,22 @@ struct MixedFleetTests {
             try await waitUntil("the FCM app is paused", timeout: .seconds(30)) {
                 worker.status.snapshot.credentialProblems["android"] != nil
             }
-            #expect(!web.fcm.received().contains { $0.status == 200 }, "nothing of the FCM app got through")
+            let anyAccepted = web.fcm.received().contains { $0.status == 200 }
+            #expect(!anyAccepted, "nothing of the FCM app got through")
             #expect(worker.status.snapshot.credentialProblems["default"] == nil)
 
             web.fcm.setServiceAccountRevoked(false)
             try await waitUntil("every held FCM job is delivered", timeout: .seconds(90)) {
                 Set(web.fcm.received().filter { $0.status == 200 }.map(\.token)).count == 10
             }
-            #expect(web.fcm.received().filter { $0.status == 200 }.count == 10, "each once")
+            let acceptedCount = web.fcm.received().filter { $0.status == 200 }.count
+            #expect(acceptedCount == 10, "each once")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" && $0.string("app") == "android" }.count >= 10
             }
-            #expect(!events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" })
+            let anyFailedOrInvalid = events.contains { $0.routingKey == "delivery.failed" || $0.routingKey == "token.invalid" }
+            #expect(!anyFailedOrInvalid)
         }
     }
 
@@ -260,12 +275,15 @@ struct MixedFleetTests {
             try await waitUntil("every long token is delivered", timeout: .seconds(90)) {
                 Set(web.fcm.received().filter { $0.status == 200 }.map(\.token)).count == tokens.count
             }
-            #expect(web.fcm.received().filter { $0.status == 200 }.count == tokens.count, "each once")
+            let acceptedCount = web.fcm.received().filter { $0.status == 200 }.count
+            #expect(acceptedCount == tokens.count, "each once")
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" }.reduce(0) { $0 + ($1.int("sent") ?? 0) } >= tokens.count
             }
-            #expect(!events.contains { $0.routingKey == "job.rejected" }, "no chunk job over the limit")
-            let parent = try #require(events.first { $0.routingKey == "job.completed" && ($0.int("chunks") ?? 0) > 0 })
+            let anyRejected = events.contains { $0.routingKey == "job.rejected" }
+            #expect(!anyRejected, "no chunk job over the limit")
+            let parentEvent = events.first { $0.routingKey == "job.completed" && ($0.int("chunks") ?? 0) > 0 }
+            let parent = try #require(parentEvent)
             #expect((parent.int("chunks") ?? 0) > 3, "chunks of 100 long tokens went out in smaller pieces")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
         }

@@ -46,7 +46,8 @@ struct NoStormTests {
             let events = try await fixture.events(timeout: .seconds(60)) {
                 Set($0.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") }).count >= tokens.count
             }
-            #expect(Set(events.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") }) == ["storm-0", "storm-1", "storm-2"])
+            let completedJobIDs = Set(events.filter { $0.routingKey == "job.completed" }.compactMap { $0.string("job_id") })
+            #expect(completedJobIDs == ["storm-0", "storm-1", "storm-2"])
             #expect(fixture.sandbox.received().map(\.token).sorted() == tokens.sorted())
             try await waitUntil("the worker is healthy again") { worker.status.isHealthy }
             #expect(worker.status.snapshot.pauses.isEmpty)
@@ -135,7 +136,8 @@ struct NoStormTests {
             try await fixture.control.publish(exchange: "", routingKey: fixture.jobQueue, body: body, properties: AMQPProperties())
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
-            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            let rejectedEvent = events.first { $0.routingKey == "job.rejected" }
+            let rejected = try #require(rejectedEvent)
             #expect(rejected.string("error")?.contains("\(size) bytes") == true)
             #expect(rejected.string("excerpt")?.hasPrefix(#"{"id":"huge""#) == true)
             try await waitUntil("the copy is in the dead queue") { try await fixture.control.messageCount(queue: fixture.deadQueue) == 1 }
@@ -152,10 +154,12 @@ struct NoStormTests {
             try fixture.startWorker(fixture.workerConfiguration())
             try await fixture.publish(#"{"id":"groups","groups":["real","gone"],"payload":{"aps":{"alert":"x"}}}"#)
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } && $0.contains { $0.routingKey == "group.missing" } }
-            let missing = try #require(events.first { $0.routingKey == "group.missing" })
+            let missingEvent = events.first { $0.routingKey == "group.missing" }
+            let missing = try #require(missingEvent)
             #expect(missing.string("group") == "gone")
             #expect(missing.string("key") == "\(fixture.groupPrefix)default:gone")
-            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            let completedEvent = events.first { $0.routingKey == "job.completed" }
+            let completed = try #require(completedEvent)
             #expect(completed.fields["groups_missing"] == .array([.string("gone")]))
             #expect(completed.int("sent") == 1)
         }
@@ -187,7 +191,8 @@ extension NoStormTests {
             _ = try await fixture.redis.setAdd(key: "\(key).fixed", members: [PipelineFixture.token(2050)])
             _ = try await fixture.redis.command(["RENAME", "\(key).fixed", key])
             let events = try await fixture.events(timeout: .seconds(30)) { $0.contains { $0.string("job_id") == "wrongtype" && $0.routingKey == "job.completed" } }
-            #expect(!events.contains { $0.routingKey == "job.rejected" })
+            let anyRejected = events.contains { $0.routingKey == "job.rejected" }
+            #expect(!anyRejected)
             #expect(fixture.sandbox.received().map(\.token) == [PipelineFixture.token(2050)])
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
         }
@@ -210,7 +215,8 @@ extension NoStormTests {
 
             try fixture.startWorker(fixture.workerConfiguration())
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.rejected" } }
-            let rejected = try #require(events.first { $0.routingKey == "job.rejected" })
+            let rejectedEvent = events.first { $0.routingKey == "job.rejected" }
+            let rejected = try #require(rejectedEvent)
             #expect(rejected.string("error")?.contains("redelivered 6 times") == true)
             #expect(rejected.string("job_id") == "crasher")
             try await waitUntil("the copy is in the dead queue") { try await fixture.control.messageCount(queue: fixture.deadQueue) == 1 }

@@ -19,7 +19,8 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"job-1","tokens":["\#(explicit.joined(separator: "\",\""))"],"groups":["news","beta","empty"],"payload":{"aps":{"alert":"Hello"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            let completed = try #require(events.first(where: { $0.routingKey == "job.completed" }))
+            let completedEvent = events.first(where: { $0.routingKey == "job.completed" })
+            let completed = try #require(completedEvent)
             #expect(completed.string("job_id") == "job-1")
             #expect(completed.int("sent") == 15)
             #expect(completed.int("devices") == 15)
@@ -41,14 +42,16 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"job-410","tokens":["\#(dead)","\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            let invalid = try #require(events.first(where: { $0.routingKey == "token.invalid" }))
+            let invalidEvent = events.first(where: { $0.routingKey == "token.invalid" })
+            let invalid = try #require(invalidEvent)
             #expect(invalid.string("token") == dead)
             #expect(invalid.string("reason") == "Unregistered")
             #expect(invalid.int("status") == 410)
             let timestamp = try #require(invalid.int("timestamp"))
             #expect(abs(timestamp - Int(Date().timeIntervalSince1970 * 1000)) < 60_000)
             #expect(invalid.string("job_id") == "job-410")
-            let completed = try #require(events.first(where: { $0.routingKey == "job.completed" }))
+            let completedEvent = events.first(where: { $0.routingKey == "job.completed" })
+            let completed = try #require(completedEvent)
             #expect(completed.int("sent") == 1)
             #expect(completed.int("invalid") == 1)
         }
@@ -62,12 +65,14 @@ struct PipelineTests {
 
             let events = try await fixture.events { $0.filter { $0.routingKey == "job.completed" }.count == 2 }
             let completions = events.filter { $0.routingKey == "job.completed" }
-            #expect(completions.map { $0.int("attempt") } == [1, 2])
+            let completionAttempts = completions.map { $0.int("attempt") }
+            #expect(completionAttempts == [1, 2])
             #expect(completions[0].int("sent") == 1)
             #expect(completions[0].int("retried") == 1)
             #expect(completions[1].int("sent") == 1)
             #expect(completions[1].int("devices") == 1)
-            #expect(!events.contains { $0.routingKey == "delivery.failed" })
+            let anyFailed = events.contains { $0.routingKey == "delivery.failed" }
+            #expect(!anyFailed)
             let attempts = fixture.sandbox.received().filter { $0.token == flaky }.map(\.status)
             #expect(attempts == [503, 200])
         }
@@ -80,7 +85,8 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"job-500","tokens":["\#(broken)"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "delivery.failed" } && $0.filter { $0.routingKey == "job.completed" }.count == 3 }
-            let failed = try #require(events.first(where: { $0.routingKey == "delivery.failed" }))
+            let failedEvent = events.first(where: { $0.routingKey == "delivery.failed" })
+            let failed = try #require(failedEvent)
             #expect(failed.string("token") == broken)
             #expect(failed.int("attempts") == 3)
             #expect(failed.int("status") == 500)
@@ -102,16 +108,20 @@ struct PipelineTests {
             let events = try await fixture.events { $0.filter { $0.routingKey == "job.rejected" }.count == 2 }
             // The two jobs are processed concurrently: their events may come in either order.
             let rejections = events.filter { $0.routingKey == "job.rejected" }
-            let badToken = try #require(rejections.first(where: { $0.string("job_id") == "bad-1" }))
+            let badTokenRejection = rejections.first(where: { $0.string("job_id") == "bad-1" })
+            let badToken = try #require(badTokenRejection)
             #expect(badToken.string("field") == "tokens[0]", "\(badToken.fields) \(String(describing: badToken.fields["field"]))")
             #expect(badToken.string("error")?.contains("hex") == true)
-            let notJSON = try #require(rejections.first(where: { $0.string("job_id") == "bad-2" }))
+            let notJSONRejection = rejections.first(where: { $0.string("job_id") == "bad-2" })
+            let notJSON = try #require(notJSONRejection)
             #expect(notJSON.string("error")?.contains("not valid JSON") == true)
             let first = try #require(try await fixture.control.get(queue: fixture.deadQueue))
             let second = try #require(try await fixture.control.get(queue: fixture.deadQueue))
-            let dead = try #require([first, second].first(where: { String(decoding: $0.body, as: UTF8.self).contains("bad-1") }))
+            let badTokenCopy = [first, second].first(where: { String(decoding: $0.body, as: UTF8.self).contains("bad-1") })
+            let dead = try #require(badTokenCopy)
             #expect(dead.properties.headers["x-pushworker-field"] == .string("tokens[0]"))
-            #expect([first, second].contains { String(decoding: $0.body, as: UTF8.self) == "this is not json" })
+            let notJSONCopyKept = [first, second].contains { String(decoding: $0.body, as: UTF8.self) == "this is not json" }
+            #expect(notJSONCopyKept)
             #expect(fixture.sandbox.received().isEmpty)
         }
     }
@@ -123,7 +133,8 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"cert-1","tokens":["\#(PipelineFixture.token(7))"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            #expect(events.first(where: { $0.routingKey == "job.completed" })?.int("sent") == 1)
+            let completedSent = events.first(where: { $0.routingKey == "job.completed" })?.int("sent")
+            #expect(completedSent == 1)
             let received = try #require(fixture.sandbox.received().first)
             #expect(received.authentication == "certificate:com.example.app")
         }
@@ -141,7 +152,8 @@ struct PipelineTests {
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" }.reduce(0) { $0 + ($1.int("sent") ?? 0) } == 300
             }
-            #expect(!events.contains { $0.routingKey == "delivery.failed" }, "\(events.filter { $0.routingKey == "delivery.failed" }.prefix(3).map(\.fields))")
+            let anyFailed = events.contains { $0.routingKey == "delivery.failed" }
+            #expect(!anyFailed, "\(events.filter { $0.routingKey == "delivery.failed" }.prefix(3).map(\.fields))")
             let accepted = fixture.sandbox.received().filter { $0.status == 200 }
             #expect(Set(accepted.map(\.token)) == Set(tokens))
             #expect(fixture.sandbox.statistics().goAwaysSent > 0)
@@ -155,7 +167,8 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"one-stream","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            #expect(events.first(where: { $0.routingKey == "job.completed" })?.int("sent") == 50)
+            let completedSent = events.first(where: { $0.routingKey == "job.completed" })?.int("sent")
+            #expect(completedSent == 50)
             #expect(fixture.sandbox.statistics().maxConcurrentStreamsSeen == 1)
         }
     }
@@ -175,9 +188,11 @@ struct PipelineTests {
                 return completions.contains { $0.int("chunks") == 3 } && completions.reduce(0) { $0 + ($1.int("sent") ?? 0) } == 2500
             }
             let completions = events.filter { $0.routingKey == "job.completed" }
-            let parent = try #require(completions.first(where: { $0.int("chunks") == 3 }))
+            let parentCompletion = completions.first(where: { $0.int("chunks") == 3 })
+            let parent = try #require(parentCompletion)
             #expect(parent.int("devices") == 2500)
-            #expect(Set(completions.compactMap { $0.int("chunk") }) == [0, 1, 2])
+            let completedChunks = Set(completions.compactMap { $0.int("chunk") })
+            #expect(completedChunks == [0, 1, 2])
             // At-least-once: a request that timed out on a loaded machine may be accepted twice.
             let accepted = fixture.sandbox.received().filter { $0.status == 200 }
             #expect(Set(accepted.map(\.token)) == Set(tokens))
@@ -196,7 +211,8 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"creds","tokens":["\#(tokens.joined(separator: "\",\""))"],"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }, "\(events.map(\.fields))")
+            let anyFailedInvalidOrRejected = events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }
+            #expect(!anyFailedInvalidOrRejected, "\(events.map(\.fields))")
             let worker = try #require(fixture.worker)
             #expect(worker.status.snapshot.credentialProblems["default"]?.contains("InvalidProviderToken") == true)
             #expect(!worker.status.isHealthy)
@@ -212,7 +228,8 @@ struct PipelineTests {
             let job = try JobParser.apns.parse(waiting.body, messageID: nil, now: 0, makeID: { "x" })
             #expect(Set(job.tokens.map(\.identity)) == Set(tokens))
             #expect(job.attempts == 0)
-            #expect(fixture.sandbox.received().allSatisfy { $0.status == 403 })
+            let allRefused = fixture.sandbox.received().allSatisfy { $0.status == 403 }
+            #expect(allRefused)
         }
     }
 
@@ -223,10 +240,12 @@ struct PipelineTests {
             try await fixture.publish(#"{"id":"stale","tokens":["\#(token)"],"expiration":1,"payload":{"aps":{"alert":"x"}}}"#)
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            let failed = try #require(events.first(where: { $0.routingKey == "delivery.failed" }))
+            let failedEvent = events.first(where: { $0.routingKey == "delivery.failed" })
+            let failed = try #require(failedEvent)
             #expect(failed.string("token") == token)
             #expect(failed.string("reason") == "Expired")
-            let completed = try #require(events.first(where: { $0.routingKey == "job.completed" }))
+            let completedEvent = events.first(where: { $0.routingKey == "job.completed" })
+            let completed = try #require(completedEvent)
             #expect(completed.int("failed") == 1)
             #expect(completed.int("sent") == 0)
             #expect(fixture.sandbox.received().isEmpty)
@@ -249,8 +268,10 @@ struct PipelineTests {
             let events = try await fixture.events { events in
                 events.filter { $0.routingKey == "job.completed" }.compactMap { $0.int("sent") }.reduce(0, +) >= 2
             }
-            #expect(!events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }, "\(events.map(\.fields))")
-            #expect(events.filter { $0.routingKey == "job.completed" }.count == 2, "\(events.map(\.fields))")
+            let anyFailedInvalidOrRejected = events.contains { ["delivery.failed", "token.invalid", "job.rejected"].contains($0.routingKey) }
+            #expect(!anyFailedInvalidOrRejected, "\(events.map(\.fields))")
+            let completedCount = events.filter { $0.routingKey == "job.completed" }.count
+            #expect(completedCount == 2, "\(events.map(\.fields))")
             let accepted = fixture.sandbox.received().filter { $0.status == 200 }.map(\.token)
             #expect(accepted.sorted() == [fine, refused].sorted())
         }
@@ -275,8 +296,10 @@ struct PipelineTests {
             while let delivery = try await fixture.control.get(queue: fixture.eventQueue) { all.append(try PipelineFixture.Event(delivery)) }
             let completed = all.filter { $0.routingKey == "job.completed" }.map { $0.string("job_id") }
             #expect(completed == ["one-invalid"], "a job whose devices were all sent publishes no job.completed")
-            #expect(all.contains { $0.routingKey == "token.invalid" && $0.string("token") == dead })
-            #expect(fixture.sandbox.received().filter { $0.status == 200 }.count == 2)
+            let deadReported = all.contains { $0.routingKey == "token.invalid" && $0.string("token") == dead }
+            #expect(deadReported)
+            let acceptedCount = fixture.sandbox.received().filter { $0.status == 200 }.count
+            #expect(acceptedCount == 2)
         }
     }
 }

@@ -94,10 +94,11 @@ struct ReloadTests {
 
             let delivered = accepted()
             #expect(delivered.count == 2 * perBatch, "each device once")
-            #expect(delivered.contains { $0.authentication == "token:\(Self.oldKeyID)" }, "the old key served the first jobs")
+            let oldKeyUsed = delivered.contains { $0.authentication == "token:\(Self.oldKeyID)" }
+            #expect(oldKeyUsed, "the old key served the first jobs")
             let later = fixture.sandbox.received()[afterReload...]
-            #expect(!later.isEmpty && later.allSatisfy { $0.authentication == "token:\(Self.newKeyID)" },
-                    "after the reload's end only the new key is used")
+            let onlyNewKeyLater = !later.isEmpty && later.allSatisfy { $0.authentication == "token:\(Self.newKeyID)" }
+            #expect(onlyNewKeyLater, "after the reload's end only the new key is used")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)
             let status = try await worker.stop()
             #expect(status == 0, "\(worker.log)")

@@ -82,9 +82,12 @@ struct SharedProviderTokenTests {
 
             let received = fixture.sandbox.received()
             #expect(received.count == published * 2)
-            #expect(!received.contains { $0.reason == "TooManyProviderTokenUpdates" })
-            #expect(received.allSatisfy { $0.status == 200 })
-            #expect(received.allSatisfy { $0.teamID == fixture.sandbox.material.teamID && $0.providerToken != nil })
+            let anyTooManyUpdates = received.contains { $0.reason == "TooManyProviderTokenUpdates" }
+            #expect(!anyTooManyUpdates)
+            let allAccepted = received.allSatisfy { $0.status == 200 }
+            #expect(allAccepted)
+            let allWithTeamToken = received.allSatisfy { $0.teamID == fixture.sandbox.material.teamID && $0.providerToken != nil }
+            #expect(allWithTeamToken)
             // com.example.w<worker>.<app>: which worker, and which of its apps, sent a request.
             let sender = { (item: ReceivedNotification) in item.topic.split(separator: ".").dropFirst(2).joined(separator: ".") }
 
@@ -142,7 +145,8 @@ struct SharedProviderTokenTests {
             try fixture.startWorker(configuration)
             try await fixture.publish(#"{"id":"no-redis","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            let completedEvent = events.first { $0.routingKey == "job.completed" }
+            let completed = try #require(completedEvent)
             #expect(completed.int("sent") == 1)
             #expect(fixture.sandbox.received().first?.providerToken != nil)
         }
@@ -168,12 +172,14 @@ struct SharedProviderTokenTests {
             try fixture.startWorker(try fixture.workerConfiguration())
             try await fixture.publish(#"{"id":"tok-\#(kind)","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
-            #expect(events.first { $0.routingKey == "job.completed" }?.int("sent") == 1, "\(events.map(\.routingKey))")
+            let completedSent = events.first { $0.routingKey == "job.completed" }?.int("sent")
+            #expect(completedSent == 1, "\(events.map(\.routingKey))")
             #expect(fixture.sandbox.received().first?.status == 200)
             // The worker's own token replaced the value, for the rest of the fleet to use.
             let stored = try await fixture.redis.command(["GET", key]).text ?? ""
             #expect(stored != value && stored.split(separator: ".").count == 4, "\(stored)")
-            #expect(fixture.sandbox.received().first?.providerToken.map { stored.hasSuffix($0) } == true)
+            let storedTokenUsed = fixture.sandbox.received().first?.providerToken.map { stored.hasSuffix($0) }
+            #expect(storedTokenUsed == true)
             _ = try? await fixture.redis.command(["DEL", key])
         }
     }
@@ -199,7 +205,8 @@ struct SharedProviderTokenTests {
 
             let received = fixture.sandbox.received()
             #expect(received.count == 3)
-            #expect(received.allSatisfy { $0.status == 200 })
+            let allAccepted = received.allSatisfy { $0.status == 200 }
+            #expect(allAccepted)
             #expect(Set(received.compactMap(\.providerToken)).count == 1)
             #expect(Set(received.map(\.connectionID)).count == 3, "each client has connections of its own")
             _ = try? await fixture.redis.command(["DEL", try Self.redisKey(fixture)])

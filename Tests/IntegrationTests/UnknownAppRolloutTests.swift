@@ -40,9 +40,11 @@ struct UnknownAppRolloutTests {
             try await worker.reload(apps: ["default": apns, "late": apns], unchanged: ["default"])
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" && $0.string("job_id") == "late-1" } }
-            let completed = try #require(events.first { $0.routingKey == "job.completed" })
+            let completedEvent = events.first { $0.routingKey == "job.completed" }
+            let completed = try #require(completedEvent)
             #expect(completed.string("app") == "late" && completed.int("sent") == 1)
-            #expect(!events.contains { $0.routingKey == "job.rejected" })
+            let anyRejected = events.contains { $0.routingKey == "job.rejected" }
+            #expect(!anyRejected)
             let received = fixture.sandbox.received().filter { $0.token == PipelineFixture.token(4201) }
             #expect(received.count == 1 && received.first?.status == 200, "delivered once")
             #expect(try await fixture.control.messageCount(queue: fixture.deadQueue) == 0)

@@ -26,7 +26,10 @@ import Testing
             let first = try await dead.list(limit: 3)
             #expect(first.ready == 5)
             #expect(first.letters.map(\.id) == ["job-1", "job-2", "job-3"])
-            #expect(first.letters.allSatisfy { $0.app == "news" && $0.field == "payload.aps" && $0.error == "payload.aps: is required" })
+            let lettersNameTheProblem = first.letters.allSatisfy {
+                $0.app == "news" && $0.field == "payload.aps" && $0.error == "payload.aps: is required"
+            }
+            #expect(lettersNameTheProblem)
             #expect(try await amqp.messageCount(queue: dead.name) == 5)
             // Given back in place: a second look, and then a consumer, see the same order.
             #expect(try await dead.list(limit: 10).letters.map(\.id) == ["job-1", "job-2", "job-3", "job-4", "job-5"])
@@ -47,7 +50,8 @@ import Testing
             #expect(replayed.map(\.body) == [DeadCopies.job(id: "a", attempts: 3), DeadCopies.job(id: "c")])
             for copy in replayed {
                 // A fresh job: no dead-letter bookkeeping, the publisher's properties kept.
-                #expect(copy.properties.headers.keys.allSatisfy { !$0.hasPrefix("x-pushworker-") })
+                let noBookkeepingHeaders = copy.properties.headers.keys.allSatisfy { !$0.hasPrefix("x-pushworker-") }
+                #expect(noBookkeepingHeaders)
                 #expect(copy.properties.contentType == "application/json")
                 #expect(copy.properties.messageID?.hasPrefix("message-") == true)
             }
@@ -106,7 +110,8 @@ import Testing
             small.window = 7
             let outcome = try await small.settle(.all, .replay)
             #expect(outcome.moved == 25)
-            #expect(ids(try await DeadCopies.drain(amqp, dead.jobQueue)) == (1...25).map { "job-\($0)" })
+            let allJobIDs = (1...25).map { "job-\($0)" }
+            #expect(ids(try await DeadCopies.drain(amqp, dead.jobQueue)) == allJobIDs)
             #expect(try await amqp.messageCount(queue: dead.name) == 0)
         }
     }

@@ -47,7 +47,8 @@ import Testing
             var progress: [ImportProgress] = []
             let summary = try await importer.run(&reader, onBadLine: { bad.append($0) }, onProgress: { progress.append($0) })
             #expect(bad.map(\.number) == [4, 7])
-            #expect(bad.allSatisfy { $0.problem.contains("not a device token") })
+            let eachNotADeviceToken = bad.allSatisfy { $0.problem.contains("not a device token") }
+            #expect(eachNotADeviceToken)
             #expect(summary.lines == 10)
             #expect(summary.blank == 2)
             #expect(summary.bad == 2)
@@ -79,7 +80,8 @@ import Testing
             #expect(try await redis.setCardinality(key: key) == 20_000)
             // Importing again adds nothing: SADD is idempotent.
             var again = try LineReader(path: path)
-            #expect(try await importer.run(&again, onBadLine: { _ in }).added == 0)
+            let addedAgain = try await importer.run(&again, onBadLine: { _ in }).added
+            #expect(addedAgain == 0)
         }
     }
 

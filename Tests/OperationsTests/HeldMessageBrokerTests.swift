@@ -15,7 +15,8 @@ import Testing
             try await publish(amqp, queue, ["1", "2", "3", "4"])
             var held: [AMQPHeldMessage] = []
             while let message = try await amqp.hold(queue: queue) { held.append(message) }
-            #expect(held.map { String(decoding: $0.delivery.body, as: UTF8.self) } == ["1", "2", "3", "4"])
+            let heldBodies = held.map { String(decoding: $0.delivery.body, as: UTF8.self) }
+            #expect(heldBodies == ["1", "2", "3", "4"])
             #expect(try await amqp.messageCount(queue: queue) == 0)
             try await amqp.acknowledge(held[1])
             try await amqp.releaseHeld()
