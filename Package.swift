@@ -80,7 +80,7 @@ let package = Package(
         ], swiftSettings: strict),
         // What every platform's client offers the worker (`PushTransport`), and the answer and
         // request ids they share: the worker's rounds, settlement and breaker name no platform.
-        .target(name: "PushTransport", dependencies: ["PushCore"], swiftSettings: strict),
+        .target(name: "PushTransport", dependencies: ["PushCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // What an HTTP/2 client's failures and pool mean to a transport: the glue of the platforms over HTTP/2.
         .target(name: "HTTP2Transport", dependencies: ["HTTP2", "PushCore", "PushTransport"], swiftSettings: strict),
         .target(name: "APNs", dependencies: [
@@ -108,6 +108,14 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // APNs provider tokens shared by a fleet through Redis: the `CredentialStore` the
+        // executable gives the worker (one token per team and key, however many workers).
+        .target(name: "APNsTokenSharing", dependencies: [
+            "APNs", "PushCore", "PushTransport", "Redis",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: strict),
         .target(name: "Sandbox", dependencies: [
             "APNsCore", "PushCore",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -122,7 +130,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "PushCore", "PushTransport", "PlatformCatalog", "CSystemShim", "OwnerThread",
+            "AMQP", "Redis", "PushCore", "PushTransport", "CSystemShim", "OwnerThread",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -144,7 +152,7 @@ let package = Package(
         // The YAML configuration file (many apps): its model, reader and checks, turned into a
         // WorkerConfiguration. Yams' nodes carry line numbers, so every error names its line.
         .target(name: "WorkerConfigurationFile", dependencies: [
-            "Worker", "APNs", "APNsCore", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore", "PlatformCatalog", "GatewayCore",
+            "Worker", "APNs", "APNsCore", "APNsTokenSharing", "WebPush", "FCM", "HTTP2", "AMQP", "Redis", "PushCore", "PushTransport", "PlatformCatalog", "GatewayCore",
             .product(name: "Yams", package: "Yams"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
@@ -176,7 +184,7 @@ let package = Package(
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "GatewayCore", "PlatformCatalog", "Sandbox", "APNs", "APNsCore", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "GatewayCore", "PlatformCatalog", "Sandbox", "APNs", "APNsCore", "APNsTokenSharing", "PushTransport", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,10 +246,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: strict),
         .testTarget(name: "WorkerConfigurationFileTests", dependencies: [
-            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "FCM", "HTTP2", "PushCore", "Redis", "AMQP",
+            "WorkerConfigurationFile", "Worker", "APNs", "WebPush", "FCM", "HTTP2", "PushCore", "PushTransport", "Redis", "AMQP",
             .product(name: "X509", package: "swift-certificates"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
+        .testTarget(name: "APNsTokenSharingTests", dependencies: ["APNsTokenSharing"], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport", "Redis",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -257,8 +266,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
-            "StatusEndpoint",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "APNsTokenSharing", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
+            "StatusEndpoint", "PlatformCatalog",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -7,7 +7,7 @@ import Synchronization
 /// credentials, results that cannot be published, APNs or Redis trouble. While paused, jobs stay
 /// in the queue instead of being burnt through. Timed resumes run as `DelayedWork`.
 final class ConsumptionGate: Sendable {
-    private let amqp: AMQPClient
+    private let amqp: any JobBroker
     private let status: WorkerStatus
     private let configuration: WorkerConfiguration
     private let logger: Logger
@@ -21,7 +21,7 @@ final class ConsumptionGate: Sendable {
     private let heldAppCount = Atomic<Int>(0)
     private let delayed: DelayedWork
 
-    init(amqp: AMQPClient, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
+    init(amqp: any JobBroker, status: WorkerStatus, configuration: WorkerConfiguration, delayed: DelayedWork, logger: Logger) {
         self.amqp = amqp
         self.status = status
         self.configuration = configuration
@@ -42,7 +42,7 @@ final class ConsumptionGate: Sendable {
 
     var isConsuming: Bool { state.withLockedValue { $0.isConsuming } }
 
-    /// Whether `app`'s jobs are held back (its credentials refused, or APNs unreachable for it):
+    /// Whether `app`'s jobs are held back (its credentials refused, or its platform unreachable):
     /// they then wait in the delay queues while the other apps' jobs flow.
     func isHeld(app: String) -> Bool {
         guard heldAppCount.load(ordering: .relaxed) > 0 else { return false }

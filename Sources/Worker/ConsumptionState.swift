@@ -10,8 +10,8 @@ struct ConsumptionState: Sendable, Equatable {
         case credentials(app: String)
         /// Events or retry jobs of settled jobs are not confirmed by the broker.
         case resultsUnpublishable
-        /// APNs could not be reached: jobs would only be held back again.
-        case apnsUnavailable(app: String)
+        /// The platform could not be reached: jobs would only be held back again.
+        case platformUnavailable(app: String)
         /// Redis answered in a way that means its configuration is wrong (NOAUTH, WRONGTYPE).
         case redisConfiguration
         /// The bodies of the jobs held in memory passed the cap.
@@ -20,7 +20,7 @@ struct ConsumptionState: Sendable, Equatable {
         /// The app this reason holds back alone, or nil for a reason of the whole worker.
         var app: String? {
             switch self {
-            case let .credentials(app), let .apnsUnavailable(app): app
+            case let .credentials(app), let .platformUnavailable(app): app
             case .resultsUnpublishable, .redisConfiguration, .memory: nil
             }
         }
@@ -30,7 +30,7 @@ struct ConsumptionState: Sendable, Equatable {
             switch self {
             case .credentials: .credentials
             case .resultsUnpublishable: .resultsUnpublishable
-            case .apnsUnavailable: .platformUnavailable
+            case .platformUnavailable: .platformUnavailable
             case .redisConfiguration: .redisConfiguration
             case .memory: .memory
             }
@@ -40,7 +40,7 @@ struct ConsumptionState: Sendable, Equatable {
             switch self {
             case let .credentials(app): "the platform refused the credentials of app \(app)"
             case .resultsUnpublishable: "results cannot be published"
-            case let .apnsUnavailable(app): "APNs unreachable for app \(app)"
+            case let .platformUnavailable(app): "the platform is unreachable for app \(app)"
             case .redisConfiguration: "Redis configuration problem"
             case .memory: "job bodies in memory above the cap"
             }

@@ -1,5 +1,4 @@
 import AMQP
-import APNs
 import Logging
 import PushCore
 

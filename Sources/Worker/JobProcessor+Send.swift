@@ -64,7 +64,7 @@ extension JobProcessor {
     func tally(_ settlement: inout Settlement, devices: [DeviceToken], results: [PushResult], ids: RequestIDRange,
                app: ServedApp, started: ContinuousClock.Instant) {
         settlement.counts.devices += devices.count
-        settlement.requestIDsAreAPNsIDs = app.transport.carriesRequestIDs
+        settlement.requestIDsAreCarried = app.transport.carriesRequestIDs
         settlement.appMetrics = app.metrics
         if app.transport.carriesRequestIDs { settlement.sent(with: ids) }
         let screened = app.breaker.screen(results, job: settlement.job, transport: app.transport)

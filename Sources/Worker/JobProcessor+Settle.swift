@@ -25,60 +25,31 @@ extension JobProcessor {
         }
     }
 
+    /// Carries out the job's `SettlementPlan`: tells the gate, publishes with confirms, then acks.
     private func publish(_ delivery: AMQPDelivery, _ settlement: Settlement, log: JobLog, done: @escaping @Sendable (Bool) -> Void) {
         let job = settlement.job
-        if let reason = settlement.credentialsReason {
+        var plan = SettlementPlan(settlement, configuration: configuration, time: UnixTime.now())
+        if let reason = plan.credentialsRefused {
             // Stop taking jobs at once: every further one would fail the same way.
             gate.credentialsFailed(app: job.app, reason: reason)
         }
-        if let reason = settlement.unavailableReason {
+        if let reason = plan.platformUnreachable {
             log.logger.warning("the platform is unreachable; the devices wait in the job queue without using an attempt", metadata: [
                 LogKeys.devices: "\(settlement.heldTokens.count)", LogKeys.error: "\(reason)",
             ])
-            gate.pause(.apnsUnavailable(app: job.app), resumeAfter: Self.apnsUnavailablePause)
+            gate.pause(.platformUnavailable(app: job.app), resumeAfter: Self.platformUnavailablePause)
         }
-        let time = UnixTime.now()
-        // Most jobs owe only job.completed: then no array is made (`ResultPublisher.publish(_:)`).
-        var messages: [ResultPublisher.Message] = []
-        if !settlement.events.isEmpty { messages.reserveCapacity(settlement.events.count + 3) }
         let appMetrics = settlement.appMetrics ?? roster.app(job.app)?.metrics
         for event in settlement.events {
-            messages.append(.init(exchange: configuration.resultsExchange, routingKey: event.routingKey,
-                                  body: event.body(jobID: job.id, app: job.app, time: time), properties: Self.eventProperties))
             switch event {
             case let .deliveryFailed(_, status, reason, _, _, _), let .tokenInvalid(_, reason, status, _, _, _, _):
                 appMetrics?.failure(reason: reason, status: status)
             default: break
             }
         }
-
-        if !settlement.retryTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
-            .delayQueue(afterAttempts: job.attempts + 1, atLeast: settlement.retryAfter) {
-            let retry = job.derived(tokens: settlement.retryTokens, attempts: job.attempts + 1, chunk: job.chunk)
-            var properties = Self.jobProperties(id: job.id)
-            let route = configuration.delayRoute(queue, bulk: job.bulk, properties: &properties, now: time)
-            status.metrics.retryPublished(delay: queue.delay)
-            messages.append(.init(exchange: "", routingKey: route, body: retry.encoded(), properties: properties, mandatory: true))
-        }
-        if !settlement.outageTokens.isEmpty, let queue = configuration.retryPolicy(bulk: job.bulk)
-            .delayQueue(forOutageWait: job.outageWaits + 1) {
-            // Not the devices' fault either: their attempts stay, the waits are counted instead.
-            let wait = job.derived(tokens: settlement.outageTokens, attempts: job.attempts, chunk: job.chunk, outageWaits: job.outageWaits + 1)
-            var properties = Self.jobProperties(id: job.id)
-            let route = configuration.delayRoute(queue, bulk: job.bulk, properties: &properties, now: time)
-            status.metrics.retryPublished(delay: queue.delay)
-            messages.append(.init(exchange: "", routingKey: route, body: wait.encoded(), properties: properties, mandatory: true))
-        }
-        if !settlement.heldTokens.isEmpty {
-            // Not the devices' fault: they wait in the job queue, attempts untouched, while the
-            // worker stops consuming until the credentials work or APNs is back.
-            let held = job.derived(tokens: settlement.heldTokens, attempts: job.attempts, chunk: job.chunk)
-            messages.append(.init(exchange: "", routingKey: configuration.queue(bulk: job.bulk), body: held.encoded(),
-                                  properties: Self.jobProperties(id: job.id), mandatory: true))
-        }
+        for delay in plan.delaysPublished { status.metrics.retryPublished(delay: delay) }
         let counts = settlement.counts
-        let wantsCompletion = configuration.completionEvents.wants(settlement.counts, held: settlement.heldTokens.count)
-        let eventCount = settlement.events.count + (wantsCompletion ? 1 : 0)
+        let eventCount = plan.eventCount
         let publishing = ContinuousClock.now
         let published: @Sendable (Bool) -> Void = { [self] published in
             // Not published only when shutting down: left unacked, the job is redelivered.
@@ -96,20 +67,17 @@ extension JobProcessor {
             }
             done(true)
         }
-        if wantsCompletion {
-            let completed = PushEvent.jobCompleted(settlement.counts)
-            let message = ResultPublisher.Message(exchange: configuration.resultsExchange, routingKey: completed.routingKey,
-                                                  body: completed.body(jobID: job.id, app: job.app, time: time),
-                                                  properties: Self.eventProperties)
-            if messages.isEmpty { return results.publish(message, logger: log.logger, done: published) }
-            messages.append(message)
+        if let completion = plan.completion {
+            // Most jobs owe only job.completed: then no array is made (`ResultPublisher.publish(_:)`).
+            if plan.messages.isEmpty { return results.publish(completion, logger: log.logger, done: published) }
+            plan.messages.append(completion)
         }
-        results.publish(messages, logger: log.logger, done: published)
+        results.publish(plan.messages, logger: log.logger, done: published)
     }
 
-    /// How long consumption pauses when APNs cannot be reached; short, so a worker is sending
-    /// again within seconds of APNs' return.
-    static let apnsUnavailablePause: Duration = .seconds(2)
+    /// How long consumption pauses when the platform cannot be reached; short, so a worker is
+    /// sending again within seconds of its return.
+    static let platformUnavailablePause: Duration = .seconds(2)
 
     /// An invalid job goes to the dead queue with a `job.rejected` event, and is acked: it is never
     /// retried, and nothing about it can make it loop. The copy's properties are rebuilt so it

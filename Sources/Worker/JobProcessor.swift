@@ -1,12 +1,8 @@
 import AMQP
-import APNsCore
-import FCMCore
 import Logging
 import PushCore
 import PushTransport
 import Redis
-import WebPushCore
-import PlatformCatalog
 
 /// Takes one delivery from `push.jobs` to its settlement: validate, expand, send, then publish
 /// every event and retry with confirms, and only then ack (README "Delivery guarantees"). A class:
@@ -17,7 +13,7 @@ import PlatformCatalog
 /// (JobProcessor+Settle.swift); fan-outs are in JobProcessor+FanOut.swift.
 final class JobProcessor: Sendable {
     let configuration: WorkerConfiguration
-    let amqp: AMQPClient
+    let amqp: any JobBroker
     /// The apps and their platform transports, replaced by a reload.
     let roster: AppRoster
     let expander: GroupExpander
@@ -32,14 +28,16 @@ final class JobProcessor: Sendable {
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
     let logger: Logger
-    /// Knows every platform; each job is read with its app's (`ServedApp.rules`).
-    let parser = JobParser(platforms: Platform.allJobRules)
+    /// Knows every platform a job may be written for (`WorkerConfiguration.jobPlatforms`); each job
+    /// is read with its app's (`ServedApp.rules`).
+    let parser: JobParser
     /// Read once: asking the log handler for its level per job showed up in profiles.
     let logsSettledJobs: Bool
 
-    init(configuration: WorkerConfiguration, amqp: AMQPClient, redis: RedisClient, roster: AppRoster,
+    init(configuration: WorkerConfiguration, amqp: any JobBroker, redis: RedisClient, roster: AppRoster,
          status: WorkerStatus, gate: ConsumptionGate, results: ResultPublisher, tasks: JobTasks, logger: Logger) {
         self.configuration = configuration
+        self.parser = JobParser(platforms: configuration.parserPlatforms)
         self.amqp = amqp
         self.roster = roster
         self.expander = GroupExpander(redis: redis, configuration: configuration, logger: logger)

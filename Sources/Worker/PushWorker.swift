@@ -1,15 +1,10 @@
 import AMQP
-import APNs
-import APNsCore
 import Logging
 import OwnerThread
 import PushCore
+import PushTransport
 import Redis
-import FCM
-import FCMCore
 import ServiceLifecycle
-import WebPush
-import WebPushCore
 
 /// The worker service: consumes `push.jobs`, processes deliveries concurrently as they arrive
 /// (prefetch bounds how many), and on graceful shutdown stops consuming, lets in-flight jobs settle within the
@@ -25,8 +20,8 @@ public final class PushWorker: Service, Sendable {
     private let redis: RedisClient
     /// The apps served and their platform transports; `reload` replaces them.
     let roster: AppRoster
-    /// The apps' provider tokens, the same across the fleet (Redis) for a team and key.
-    let tokenSharing: ProviderTokenSharing
+    /// Credentials the apps share across the fleet (APNs provider tokens in Redis).
+    let credentialStore: any CredentialStore
     private let gate: ConsumptionGate
     private let results: ResultPublisher
     private let processor: JobProcessor
@@ -47,18 +42,23 @@ public final class PushWorker: Service, Sendable {
     private let connectionEvents: AsyncStream<AMQPConnectionEvent>
     private let connectionEventsInput: AsyncStream<AMQPConnectionEvent>.Continuation
 
-    /// - Parameter metrics: where the metrics go; by default swift-metrics' global factory.
-    public init(configuration: WorkerConfiguration, logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) throws(AppSetupError) {
+    /// - Parameters:
+    ///   - credentialStore: keeps the credentials apps share in step across the fleet; the
+    ///     executable gives APNs' provider-token store over Redis. By default each app keeps its own.
+    ///   - metrics: where the metrics go; by default swift-metrics' global factory.
+    public init(configuration: WorkerConfiguration, credentialStore: any CredentialStore = UnsharedCredentials(),
+                logger: Logger, metrics: WorkerMetrics = WorkerMetrics()) throws(AppSetupError) {
+        guard !configuration.parserPlatforms.isEmpty else {
+            throw AppSetupError(app: "(none)", "no app is configured and no platform is named (WorkerConfiguration.jobPlatforms): a worker needs at least one app")
+        }
         HeapReturn.tuneAllocator()
         BrokenPipes.ignoreProcessWide()
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
         self.status = WorkerStatus(metrics: metrics)
-        let tokenSharing = ProviderTokenSharing(configuration: configuration, logger: logger)
-        self.tokenSharing = tokenSharing
-        let roster = AppRoster(apps: try Self.served(apns: tokenSharing.apps, webPush: configuration.webPushApps,
-                                                     fcm: configuration.fcmApps, metrics: metrics, logger: logger))
+        self.credentialStore = credentialStore
+        let roster = AppRoster(apps: try Self.served(credentialStore.adopt(configuration.apps), metrics: metrics, logger: logger))
         self.roster = roster
         self.redis = RedisClient(configuration: configuration.redis, logger: logger)
         let status = self.status
@@ -93,7 +93,7 @@ public final class PushWorker: Service, Sendable {
 
     public func run() async throws {
         amqp.start()
-        await tokenSharing.prime()
+        await credentialStore.prime()
         let bodyBytes = bodyBytes
         var delayHandler: (@Sendable (AMQPDelivery) -> Void)?
         if let delayRelease { delayHandler = { delayRelease.hold($0) } }
@@ -111,7 +111,7 @@ public final class PushWorker: Service, Sendable {
                     for await event in self.connectionEvents { self.handle(event) }
                 }
                 group.addTask { await self.jobTasks.run() }
-                group.addTask { await self.tokenSharing.run() }
+                group.addTask { await self.credentialStore.run() }
                 group.addTask {
                     // The liveness probe's view of the task executor: a tick that stops means its
                     // threads are all blocked.
@@ -229,40 +229,26 @@ public final class PushWorker: Service, Sendable {
     }
 
     /// Every app's client. A name is one app (the configuration file refuses it twice).
-    private static func served(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration],
-                               fcm: [String: FCMConfiguration], metrics: WorkerMetrics, logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
-        let (served, failure) = build(apns: apns, webPush: webPush, fcm: fcm, metrics: metrics, logger: logger)
+    private static func served(_ apps: [String: any AppDefinition], metrics: WorkerMetrics, logger: Logger) throws(AppSetupError) -> [String: ServedApp] {
+        let (served, failure) = build(apps, metrics: metrics, logger: logger)
         if let failure { throw failure }
         return served
     }
 
-    /// Every app's client, in order (APNs, Web Push, FCM), up to the first that cannot be made:
-    /// what was built by then comes back with the failure, for the caller to close.
-    private static func build(apns: [String: APNsConfiguration], webPush: [String: WebPushConfiguration], fcm: [String: FCMConfiguration],
-                              metrics: WorkerMetrics, logger: Logger) -> (served: [String: ServedApp], failure: AppSetupError?) {
+    /// Every app's client, by name, up to the first that cannot be made: what was built by then
+    /// comes back with the failure, for the caller to close.
+    private static func build(_ apps: [String: any AppDefinition], metrics: WorkerMetrics,
+                              logger: Logger) -> (served: [String: ServedApp], failure: AppSetupError?) {
         var served = [String: ServedApp]()
-        for (name, app) in apns.sorted(by: { $0.key < $1.key }) {
+        for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
             do {
-                served[name] = ServedApp(transport: try APNsClient(configuration: app, logger: appLogger(logger, name)),
-                                         rules: APNsJobRules(tokenAuthentication: app.usesTokenAuthentication, pushTypeRules: app.pushTypeRules),
-                                         pruneInvalidTokens: app.pruneInvalidTokens,
-                                         metrics: metrics.appMetrics(app: name, platform: "apns"))
+                let transport = try app.makeTransport(logger: appLogger(logger, name))
+                let rules = app.jobRules
+                served[name] = ServedApp(transport: transport, rules: rules, pruneInvalidTokens: app.pruneInvalidTokens,
+                                         metrics: metrics.appMetrics(app: name, platform: rules.platformName,
+                                                                     reasonsAreLabels: transport.failureReasonsAreLabels))
             } catch {
                 return (served, AppSetupError(app: name, error.message))
-            }
-        }
-        for (name, app) in webPush.sorted(by: { $0.key < $1.key }) {
-            let client = WebPushClient(configuration: app, logger: appLogger(logger, name))
-            served[name] = ServedApp(transport: client, rules: WebPushJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
-                                     metrics: metrics.appMetrics(app: name, platform: "webpush", reasonsAreLabels: client.failureReasonsAreLabels))
-        }
-        for (name, app) in fcm.sorted(by: { $0.key < $1.key }) {
-            do {
-                served[name] = ServedApp(transport: try FCMClient(configuration: app, logger: appLogger(logger, name)),
-                                         rules: FCMJobRules(), pruneInvalidTokens: app.pruneInvalidTokens,
-                                         metrics: metrics.appMetrics(app: name, platform: "fcm"))
-            } catch {
-                return (served, AppSetupError(app: name, error.description))
             }
         }
         return (served, nil)
@@ -280,33 +266,31 @@ public final class PushWorker: Service, Sendable {
     /// clients are shut down once the last such job settled, and the provider-token loops of keys
     /// no app uses any more stop then. Throws, changing nothing and leaving nothing running, when
     /// a client cannot be made or an app would change its platform.
-    public func reload(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration] = [:],
-                       fcmApps: [String: FCMConfiguration] = [:], unchanged: Set<String>) async throws(AppSetupError) {
-        let names = Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys)
-        try Self.checkPlatformsKept(apps: apps, webPushApps: webPushApps, fcmApps: fcmApps, running: roster.current)
+    public func reload(apps: [String: any AppDefinition], unchanged: Set<String>) async throws(AppSetupError) {
+        let names = Set(apps.keys)
+        try Self.checkPlatformsKept(apps: apps, running: roster.current)
         let kept = unchanged.intersection(names)
-        // Renewed apps of a team and key already in use keep its provider, so their new
-        // connections start with the token the others use.
-        let tokens = await tokenSharing.prepare(apps.filter { !kept.contains($0.key) })
-        let (fresh, failure) = Self.build(apns: tokens.apps, webPush: webPushApps.filter { !kept.contains($0.key) },
-                                          fcm: fcmApps.filter { !kept.contains($0.key) }, metrics: metrics, logger: logger)
+        // Renewed apps that share a credential already in use (an APNs team and key) keep it, so
+        // their new connections start with the one the others use.
+        let credentials = await credentialStore.prepare(apps.filter { !kept.contains($0.key) })
+        let (fresh, failure) = Self.build(credentials.apps, metrics: metrics, logger: logger)
         if let failure {
             // Nothing of it starts: the clients made so far close, the new providers never run.
             for app in fresh.values { await app.transport.shutdown() }
             throw failure
         }
-        tokenSharing.commit(tokens, allApps: apps)
+        credentialStore.commit(credentials, allApps: apps)
         let old = roster.replace(with: fresh, keeping: kept)
         gate.appsChanged(to: names, renewed: Set(fresh.keys))
         logger.notice("configuration reloaded: new jobs use it", metadata: [
             "push.apps": "\(names.sorted().joined(separator: ","))",
             "push.apps_renewed": "\(fresh.keys.sorted().joined(separator: ","))",
         ])
-        let roster = roster, logger = logger, tokenSharing = tokenSharing
+        let roster = roster, logger = logger, credentialStore = credentialStore
         _ = jobTasks.submit {
             let retired = await roster.retire(old)
             for transport in retired { await transport.shutdown() }
-            let loopsStopped = tokenSharing.retireUnused()
+            let loopsStopped = credentialStore.retireUnused()
             logger.notice("configuration reload complete: the jobs begun before it settled, the connections it replaced are closed",
                           metadata: ["push.clients_closed": "\(retired.count)", "push.token_loops_stopped": "\(loopsStopped)"])
         }
@@ -315,12 +299,8 @@ public final class PushWorker: Service, Sendable {
     /// An app keeps its platform across reloads: jobs already queued for it were written for that
     /// platform (a group's chunk jobs, the delay queues' retries), and would reach a transport that
     /// cannot read them. Moving an app is a new name, or a restart once its queued jobs are gone.
-    static func checkPlatformsKept(apps: [String: APNsConfiguration], webPushApps: [String: WebPushConfiguration],
-                                   fcmApps: [String: FCMConfiguration], running: AppRoster.Apps) throws(AppSetupError) {
-        let platforms = apps.mapValues { _ in APNsJobRules().platformName }
-            .merging(webPushApps.mapValues { _ in WebPushJobRules().platformName }) { first, _ in first }
-            .merging(fcmApps.mapValues { _ in FCMJobRules().platformName }) { first, _ in first }
-        for (name, platform) in platforms.sorted(by: { $0.key < $1.key }) {
+    static func checkPlatformsKept(apps: [String: any AppDefinition], running: AppRoster.Apps) throws(AppSetupError) {
+        for (name, platform) in apps.mapValues(\.jobRules.platformName).sorted(by: { $0.key < $1.key }) {
             guard let current = running.apps[name]?.rules.platformName, current != platform else { continue }
             throw AppSetupError(app: name, "a reload cannot change an app's platform (\(current) to \(platform)): jobs queued for it "
                                 + "were written for \(current). Give the \(platform) app a new name, or restart the workers once "

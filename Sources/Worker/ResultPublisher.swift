@@ -32,7 +32,7 @@ final class ResultPublisher: Sendable {
     /// The wait before another try: 1 s doubling to 30 s (with jitter, so workers do not retry in step).
     static let retryDelays: ClosedRange<Duration> = .seconds(1)...(.seconds(30))
 
-    private let amqp: AMQPClient
+    private let amqp: any JobBroker
     private let gate: ConsumptionGate
     private let status: WorkerStatus
     private let delayed: DelayedWork
@@ -49,7 +49,7 @@ final class ResultPublisher: Sendable {
     /// A job's results nacked this many tries in a row renew the publish channel.
     static let nacksBeforeRenewal = 3
 
-    init(amqp: AMQPClient, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
+    init(amqp: any JobBroker, gate: ConsumptionGate, status: WorkerStatus, delayed: DelayedWork, topology: [AMQPDeclaration]) {
         self.amqp = amqp
         self.gate = gate
         self.status = status

@@ -20,7 +20,7 @@ struct Settlement: Sendable {
     var missingGroups: [String] = []
     /// The platform's message ids are the worker's request ids (APNs' apns-id): events name them
     /// `apns_id` too, and job.completed names the range.
-    var requestIDsAreAPNsIDs = true
+    var requestIDsAreCarried = true
     /// The app's metrics, once its devices were tallied (nil for a job that sent nothing).
     var appMetrics: AppMetrics?
 
@@ -43,7 +43,7 @@ struct Settlement: Sendable {
         case let .tokenInvalid(reason):
             counts.invalid += 1
             events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,
-                                        requestID: result.requestID, isAPNsID: requestIDsAreAPNsIDs))
+                                        requestID: result.requestID, isAPNsID: requestIDsAreCarried))
         case let .permanentFailure(reason):
             fail(device, status: result.status, reason: reason, requestID: result.requestID)
         case let .unavailable(reason):
@@ -70,7 +70,7 @@ struct Settlement: Sendable {
     mutating func fail(_ device: DeviceToken, status: Int, reason: String, requestID: String? = nil) {
         counts.failed += 1
         events.append(.deliveryFailed(token: device.given, status: status, reason: reason, attempts: job.attempts + 1,
-                                      requestID: requestID, isAPNsID: requestIDsAreAPNsIDs))
+                                      requestID: requestID, isAPNsID: requestIDsAreCarried))
     }
 
     /// The ids the attempt's requests carried, for job.completed.

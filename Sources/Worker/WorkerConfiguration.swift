@@ -1,22 +1,29 @@
 import AMQP
-import APNs
-import FCM
 import PushCore
+import PushTransport
 import Redis
-import WebPush
 
 /// Everything one worker process needs; all of it comes from options or the environment.
 public struct WorkerConfiguration: Sendable {
     public var amqp: AMQPConfiguration
     public var redis: RedisConfiguration
-    /// App name (the job's `app`) → how that app reaches APNs, for the APNs apps.
-    public var apps: [String: APNsConfiguration]
-    /// The Web Push apps: app name → VAPID key and subject, push-service pools.
-    public var webPushApps: [String: WebPushConfiguration] = [:]
-    /// The FCM apps: app name → service account, FCM connections.
-    public var fcmApps: [String: FCMConfiguration] = [:]
-    /// Every app served, whatever its platform (a name is one app: the configuration file says so).
-    public var appNames: Set<String> { Set(apps.keys).union(webPushApps.keys).union(fcmApps.keys) }
+    /// App name (the job's `app`) → the app, whatever its platform (a name is one app: the
+    /// configuration file says so).
+    public var apps: [String: any AppDefinition]
+    public var appNames: Set<String> { Set(apps.keys) }
+    /// Every platform a job may be written for, whether or not an app of it is served now: a job
+    /// carrying another platform's field is told so, and an app of it added by a reload is read
+    /// right. The executable gives the platform catalog's; the apps' own platforms are added.
+    public var jobPlatforms: [any PlatformJobRules] = []
+    /// `jobPlatforms` and the apps' platforms, each once: what the job parser knows.
+    var parserPlatforms: [any PlatformJobRules] {
+        var platforms = jobPlatforms
+        for rules in apps.sorted(by: { $0.key < $1.key }).map(\.value.jobRules)
+        where !platforms.contains(where: { $0.platformName == rules.platformName }) {
+            platforms.append(rules)
+        }
+        return platforms
+    }
     public var jobQueue = "push.jobs"
     public var deadQueue = "push.jobs.dead"
     /// Classic queues (one node) or quorum queues (replicated over a cluster) for the job, bulk,
@@ -115,7 +122,7 @@ public struct WorkerConfiguration: Sendable {
         return min(max(providerTokenRefresh, range.lowerBound), range.upperBound)
     }
 
-    public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: APNsConfiguration]) {
+    public init(amqp: AMQPConfiguration, redis: RedisConfiguration, apps: [String: any AppDefinition]) {
         self.amqp = amqp
         self.redis = redis
         self.apps = apps
@@ -192,15 +199,5 @@ public struct WorkerConfiguration: Sendable {
 
     public func groupKey(app: String, group: String) -> String {
         "\(groupKeyPrefix)\(app):\(group)"
-    }
-
-    /// The fingerprint (16 hex digits of the SHA-256 of the public key) keeps a token signed with
-    /// another key of the same Key ID (a regenerated sandbox key) from being taken for this key's.
-    public func providerTokenKey(teamID: String, keyID: String, publicKey: [UInt8]) -> String {
-        "\(providerTokenKeyPrefix)\(teamID):\(keyID):\(Digest.hex([publicKey]).prefix(16))"
-    }
-
-    public func providerTokenKey(for provider: APNsTokenProvider) -> String {
-        providerTokenKey(teamID: provider.teamID, keyID: provider.keyID, publicKey: provider.publicKey)
     }
 }

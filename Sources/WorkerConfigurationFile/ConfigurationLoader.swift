@@ -2,6 +2,8 @@ import APNs
 import FCM
 import Foundation
 import HTTP2
+import PlatformCatalog
+import PushTransport
 import WebPush
 import Worker
 
@@ -36,19 +38,17 @@ public enum ConfigurationLoader {
             let field = error.setting.contains(".") ? error.setting : "worker.\(error.setting)"
             findings.append(ConfigurationFinding(file: file.path, line: file.lines[field], field: field, message: error.message))
         }
-        var apps = [String: APNsConfiguration]()
-        var webPushApps = [String: WebPushConfiguration]()
-        var fcmApps = [String: FCMConfiguration]()
+        var apps = [String: any AppDefinition]()
         var certificates = [CertificateExpiry]()
         var exposedKeyFiles = [ConfigurationFinding]()
         for app in file.apps {
             exposedKeyFiles += KeyFileExposure.findings(for: app, file: file.path)
             if app.platform == .webpush {
-                webPushApps[app.name] = webPushConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
+                apps[app.name] = webPushConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
                 continue
             }
             if app.platform == .fcm {
-                fcmApps[app.name] = fcmConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
+                apps[app.name] = fcmConfiguration(for: app, path: file.path, environment: environment, findings: &findings)
                 continue
             }
             guard let loaded = apnsConfiguration(for: app, path: file.path, environment: environment, findings: &findings) else { continue }
@@ -66,8 +66,7 @@ public enum ConfigurationLoader {
         do {
             let (amqp, redis) = try settings.connections(connectionName: connectionName)
             var configuration = WorkerConfiguration(amqp: amqp, redis: redis, apps: apps)
-            configuration.webPushApps = webPushApps
-            configuration.fcmApps = fcmApps
+            configuration.jobPlatforms = Platform.allJobRules
             try settings.apply(to: &configuration)
             worker = configuration
         } catch {

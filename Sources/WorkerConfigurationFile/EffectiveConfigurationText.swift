@@ -39,15 +39,15 @@ public enum EffectiveConfigurationText {
         lines.append("  log_level: \(settings.effectiveLogLevel.rawValue)")
         lines.append("apps:")
         for app in loaded.apps {
-            if let fcm = worker.fcmApps[app.name] {
+            if let fcm = worker.apps[app.name] as? FCMConfiguration {
                 lines.append(contentsOf: fcmLines(app, fcm))
                 continue
             }
-            if let webPush = worker.webPushApps[app.name] {
+            if let webPush = worker.apps[app.name] as? WebPushConfiguration {
                 lines.append(contentsOf: webPushLines(app, webPush))
                 continue
             }
-            guard let apns = worker.apps[app.name] else { continue }
+            guard let apns = worker.apps[app.name] as? APNsConfiguration else { continue }
             lines.append("  - name: \(quoted(app.name))")
             lines.append("    platform: \(app.platform.rawValue)")
             if let url = apns.url {

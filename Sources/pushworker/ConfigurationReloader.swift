@@ -41,8 +41,7 @@ struct ConfigurationReloader: Service {
             }
             let unchanged = Set(loaded.fingerprints.filter { running?.fingerprints[$0.key] == $0.value }.keys)
             do {
-                try await worker.reload(apps: loaded.worker.apps, webPushApps: loaded.worker.webPushApps,
-                                        fcmApps: loaded.worker.fcmApps, unchanged: unchanged)
+                try await worker.reload(apps: loaded.worker.apps, unchanged: unchanged)
                 running = loaded
             } catch {
                 logger.error("configuration reload refused; the running configuration stays: \(error.message)", metadata: ["config.file": "\(path)"])

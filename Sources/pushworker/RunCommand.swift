@@ -1,7 +1,9 @@
 import APNs
+import APNsTokenSharing
 import ArgumentParser
 import Foundation
 import Logging
+import PlatformCatalog
 import PushCore
 import StatusEndpoint
 import ServiceLifecycle
@@ -50,9 +52,10 @@ struct RunCommand: AsyncParsableCommand {
                 apps: [Env.or(app, "app") ?? "default": try apns.configuration(logger: logger)])
             do { try overrides.apply(to: &configuration, naming: .flags) } catch { throw ValidationError(error.message) }
             var certificates = [CertificateExpiry]()
-            if let apns = configuration.apps.first?.value, case let .certificate(identity) = apns.credentials,
+            configuration.jobPlatforms = Platform.allJobRules
+            if let (name, apns) = configuration.apnsApps.first, case let .certificate(identity) = apns.credentials,
                let summary = try? identity.inspect(), let file = Env.or(self.apns.apnsCertFile, "apns-cert-file"),
-               let expiry = CertificateExpiry(app: configuration.apps.first?.key ?? "default", file: file, summary: summary) {
+               let expiry = CertificateExpiry(app: name, file: file, summary: summary) {
                 certificates.append(expiry)
             }
             return Plan(configuration: configuration, settings: overrides, certificates: certificates, logger: logger,
@@ -71,8 +74,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let logger = LoggingOptions.makeLogger(label: "pushworker", level: loaded.settings.effectiveLogLevel, format: try logging.format())
         for warning in loaded.exposedKeyFiles { logger.warning("\(warning)") }
-        for app in loaded.worker.apps.keys.sorted() {
-            guard let apns = loaded.worker.apps[app] else { continue }
+        for (app, apns) in loaded.worker.apnsApps.sorted(by: { $0.key < $1.key }) {
             logger.info("app configured", metadata: [
                 "app": "\(app)", "apns.topic": "\(apns.topic ?? "none")",
                 "apns.auth": "\(apns.credentials.kind)", "apns.max_connections": "\(apns.maxConnections)",
@@ -100,7 +102,12 @@ struct RunCommand: AsyncParsableCommand {
         let worker: PushWorker
         // Kept for the status port's /metrics (with the port off, nothing reads them).
         let export = PrometheusExport()
-        do { worker = try PushWorker(configuration: plan.configuration, logger: logger, metrics: WorkerMetrics(factory: export.factory)) } catch {
+        // One provider token per APNs team and key across the fleet, kept in Redis.
+        let providerTokens = APNsProviderTokenStore(settings: plan.configuration.providerTokenSharing, logger: logger)
+        do {
+            worker = try PushWorker(configuration: plan.configuration, credentialStore: providerTokens, logger: logger,
+                                    metrics: WorkerMetrics(factory: export.factory))
+        } catch {
             throw ValidationError(error.message)
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: worker)]

@@ -6,6 +6,7 @@ import PushCore
 import Sandbox
 import Testing
 @testable import Worker
+import WorkerConfigurationFile
 
 /// One worker, two apps on one job queue: app A's trouble never stops app B.
 @Suite(.serialized, .timeLimit(.minutes(4)))
@@ -26,7 +27,7 @@ struct AppIsolationTests {
             // The default ladder (1 s, 5 s, 30 s ...): with 0.3 s delays 1,000 held jobs ask for
             // 3,300 republishes a second, and B's jobs queued behind them (p99 8-10 s).
             var configuration = try fixture.workerConfiguration(retryDelays: RetryPolicy.defaultDelays, requestTimeout: .seconds(30))
-            let template = try #require(configuration.apps["default"])
+            let template = try #require(configuration[apns: "default"])
             var appA = template, appB = template
             appA.topic = "com.example.a"
             appB.topic = "com.example.b"

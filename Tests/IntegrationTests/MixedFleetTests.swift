@@ -44,10 +44,10 @@ struct MixedFleetTests {
             // The services' own timeout: a request merely slow on a loaded machine is not sent twice.
             web.requestTimeout = .seconds(30)
             var configuration = try fixture.workerConfiguration(retryDelays: retryDelays, requestTimeout: .seconds(30))
-            configuration.webPushApps = ["web": web]
+            configuration.apps["web"] = web
             var android = try FCMConfiguration(serviceAccountFile: fcm.fcmMaterial.serviceAccountFile, url: "https://127.0.0.1:\(fcmPort)")
             android.extraCAFile = fcm.material.caCertificateFile
-            configuration.fcmApps = ["android": android]
+            configuration.apps["android"] = android
             configuration.credentialsRetryInterval = credentialsRetryInterval
             configure(&configuration)
             try fixture.startWorker(configuration)

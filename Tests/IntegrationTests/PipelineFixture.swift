@@ -8,6 +8,9 @@ import Redis
 import Sandbox
 import Testing
 import Worker
+import APNsTokenSharing
+import PlatformCatalog
+import WorkerConfigurationFile
 
 /// One isolated world per test: its own queue names, results exchange and Redis key prefix on the
 /// shared RabbitMQ and Redis, a sandbox on an ephemeral port, and an in-process worker.
@@ -79,15 +82,22 @@ final class PipelineFixture: @unchecked Sendable {
         configuration.shutdownTimeout = .seconds(5)
         // Tests beside each other share the sandbox's key: each shares tokens only within itself.
         configuration.providerTokenKeyPrefix = "\(name):jwt:"
+        configuration.jobPlatforms = Platform.allJobRules
         return configuration
     }
 
     /// - Parameter logger: the worker's, when a test reads what it logs (else the fixture's).
     func startWorker(_ configuration: WorkerConfiguration, metrics: WorkerMetrics = WorkerMetrics(), logger: Logger? = nil) throws {
-        let worker = try PushWorker(configuration: configuration, logger: logger ?? self.logger, metrics: metrics)
+        let worker = try PushWorker(configuration: configuration, credentialStore: Self.providerTokens(configuration, logger: logger ?? self.logger),
+                                    logger: logger ?? self.logger, metrics: metrics)
         self.worker = worker
         queueType = configuration.queueType
         workerTask = Task { try await worker.run() }
+    }
+
+    /// The executable's credential store: APNs provider tokens shared through Redis.
+    static func providerTokens(_ configuration: WorkerConfiguration, logger: Logger) -> APNsProviderTokenStore {
+        APNsProviderTokenStore(settings: configuration.providerTokenSharing, logger: logger)
     }
 
     /// Stops the worker and waits for it to end (its connections closed: what it held is requeued).

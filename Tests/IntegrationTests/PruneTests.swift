@@ -4,6 +4,7 @@ import Redis
 import Sandbox
 import Testing
 import Worker
+import WorkerConfigurationFile
 
 /// An app's `prune_invalid_tokens`: invalid tokens leave the Redis groups they came from, through
 /// chunk and retry jobs too, and the `token.invalid` event names those groups.
@@ -30,7 +31,7 @@ struct PruneTests {
     func invalidTokensLeaveTheirGroups(chunkSize: Int) async throws {
         try await PipelineFixture.with(sandbox: { $0.rules = Self.rules }) { fixture in
             var configuration = try fixture.workerConfiguration(chunkSize: chunkSize)
-            configuration.apps["default"]?.pruneInvalidTokens = true
+            configuration[apns: "default"]?.pruneInvalidTokens = true
             try fixture.startWorker(configuration)
             let good = (0..<3).map { PipelineFixture.token(95_100 + $0) }
             try await fixture.addToGroup("news", [good[0], Self.dead, Self.flaky])

@@ -2,6 +2,7 @@ import Foundation
 import Sandbox
 import Testing
 import Worker
+import WorkerConfigurationFile
 
 /// An app's `notifications_per_second` (per connection), checked against the sandbox's own record
 /// of when each request arrived and on which connection.
@@ -16,8 +17,8 @@ struct RateLimitTests {
         var accepted: [ReceivedNotification] = []
         try await PipelineFixture.with { fixture in
             var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
-            configuration.apps["default"]?.maxConnections = connections
-            configuration.apps["default"]?.maxNotificationsPerSecondPerConnection = rate
+            configuration[apns: "default"]?.maxConnections = connections
+            configuration[apns: "default"]?.maxNotificationsPerSecondPerConnection = rate
             try fixture.startWorker(configuration)
             let tokens = (0..<count).map { "\"\(PipelineFixture.token(seed + $0))\"" }.joined(separator: ",")
             try await fixture.publish(#"{"id":"rate","tokens":[\#(tokens)],"payload":{"aps":{"alert":"r"}}}"#)

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import WebPush
 @testable import Worker
+import WorkerConfigurationFile
+import APNsTokenSharing
 
 /// A reload starts nothing it cannot finish, and leaves nothing of what it replaced running.
 @Suite(.serialized, .timeLimit(.minutes(3)))
@@ -24,19 +26,19 @@ struct ReloadCleanupTests {
             let configuration = try fixture.workerConfiguration()
             try fixture.startWorker(configuration)
             let worker = try #require(fixture.worker)
-            let running = try #require(configuration.apps["default"])
+            let running = try #require(configuration[apns: "default"])
             let (b, keyFile) = try Self.appOfAnotherKey(running)
             defer { try? FileManager.default.removeItem(atPath: keyFile) }
             var z = b
             z.url = "ftp://127.0.0.1/"
             try await fixture.publish(#"{"id":"before","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
             try await waitUntil("the first job is delivered") { fixture.sandbox.received().contains { $0.status == 200 } }
-            #expect(worker.tokenSharing.runningLoops == 1)
+            #expect(Self.tokenStore(worker).runningLoops == 1)
 
             await #expect(throws: AppSetupError.self) {
                 try await worker.reload(apps: ["default": running, "b": b, "z": z], unchanged: ["default"])
             }
-            #expect(worker.tokenSharing.runningLoops == 1, "the failed reload's provider never runs")
+            #expect(Self.tokenStore(worker).runningLoops == 1, "the failed reload's provider never runs")
             #expect(worker.roster.app("b") == nil && worker.roster.app("z") == nil)
             try await fixture.publish(#"{"id":"after","tokens":["\#(PipelineFixture.token(2))"],"payload":{"aps":{"alert":"x"}}}"#)
             try await waitUntil("the job after the refusal is delivered") {
@@ -52,15 +54,15 @@ struct ReloadCleanupTests {
             let configuration = try fixture.workerConfiguration()
             try fixture.startWorker(configuration)
             let worker = try #require(fixture.worker)
-            let (replacement, keyFile) = try Self.appOfAnotherKey(try #require(configuration.apps["default"]))
+            let (replacement, keyFile) = try Self.appOfAnotherKey(try #require(configuration[apns: "default"]))
             defer { try? FileManager.default.removeItem(atPath: keyFile) }
-            try await waitUntil("the first key's loop runs") { worker.tokenSharing.runningLoops == 1 }
+            try await waitUntil("the first key's loop runs") { Self.tokenStore(worker).runningLoops == 1 }
 
             try await worker.reload(apps: ["default": replacement], unchanged: [])
             // The new key's loop starts at once; the old one stops when the old generation retires.
             try await waitUntil("one loop, the new key's") {
-                worker.tokenSharing.runningLoops == 1 && worker.roster.current.generation == 1
-                    && worker.tokenSharing.runningKeys.allSatisfy { $0.contains(ReloadTests.newKeyID) }
+                Self.tokenStore(worker).runningLoops == 1 && worker.roster.current.generation == 1
+                    && Self.tokenStore(worker).runningKeys.allSatisfy { $0.contains(ReloadTests.newKeyID) }
             }
         }
     }
@@ -74,7 +76,7 @@ struct ReloadCleanupTests {
             let worker = try #require(fixture.worker)
             let web = WebPushConfiguration(vapidKey: try VAPIDKey.generate(), subject: try VAPIDSubject("mailto:push@example.com"))
             do throws(AppSetupError) {
-                try await worker.reload(apps: [:], webPushApps: ["default": web], unchanged: [])
+                try await worker.reload(apps: ["default": web], unchanged: [])
                 Issue.record("the reload was taken")
             } catch {
                 #expect(error.app == "default")
@@ -84,5 +86,11 @@ struct ReloadCleanupTests {
             try await fixture.publish(#"{"id":"kept","tokens":["\#(PipelineFixture.token(3))"],"payload":{"aps":{"alert":"x"}}}"#)
             try await waitUntil("the app still sends over APNs") { fixture.sandbox.received().contains { $0.status == 200 } }
         }
+    }
+
+    /// The worker's provider-token store, as the fixture made it.
+    private static func tokenStore(_ worker: PushWorker) -> APNsProviderTokenStore {
+        guard let store = worker.credentialStore as? APNsProviderTokenStore else { fatalError("the fixture gives every worker an APNsProviderTokenStore") }
+        return store
     }
 }

@@ -4,6 +4,8 @@ import PushCore
 import Sandbox
 import Testing
 import Worker
+import WorkerConfigurationFile
+import APNsTokenSharing
 
 /// Several workers against one sandbox, Redis and RabbitMQ: one provider token per team and key
 /// for the whole fleet, refreshed once per period by whichever worker gets there first.
@@ -29,7 +31,7 @@ struct SharedProviderTokenTests {
             let logs = (0..<workerCount).map { _ in RecordingLogHandler.Lines() }
             for index in 0..<workerCount {
                 var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
-                var appA = try #require(configuration.apps["default"])
+                var appA = try #require(configuration[apns: "default"])
                 appA.maxConnections = 1
                 // Same team and key, a provider of its own: the worker merges the two.
                 var appB = appA
@@ -45,7 +47,8 @@ struct SharedProviderTokenTests {
                     stream.logLevel = level
                     return MultiplexLogHandler([RecordingLogHandler(lines: lines, minimum: .warning), stream])
                 }
-                workers.append(try PushWorker(configuration: configuration, logger: logger))
+                workers.append(try PushWorker(configuration: configuration, credentialStore: PipelineFixture.providerTokens(configuration, logger: logger),
+                                                logger: logger))
             }
             let key = try Self.redisKey(fixture)
             var published = 0
@@ -134,7 +137,7 @@ struct SharedProviderTokenTests {
     /// Where the fixture's workers keep the token of the sandbox's key.
     static func redisKey(_ fixture: PipelineFixture) throws -> String {
         guard case let .token(provider) = try fixture.tokenCredentials() else { throw CancellationError() }
-        return try fixture.workerConfiguration().providerTokenKey(for: provider)
+        return APNsProviderTokenStore.key(for: provider, prefix: try fixture.workerConfiguration().providerTokenKeyPrefix)
     }
 
     /// Redis unreachable: the worker uses a token of its own and delivers anyway.
@@ -194,7 +197,7 @@ struct SharedProviderTokenTests {
             try await fixture.publish(#"{"id":"before","tokens":["\#(PipelineFixture.token(1))"],"payload":{"aps":{"alert":"x"}}}"#)
             _ = try await fixture.events { $0.contains { $0.routingKey == "job.completed" } }
 
-            var renewed = try #require(try fixture.workerConfiguration().apps["default"])
+            var renewed = try #require(try fixture.workerConfiguration()[apns: "default"])
             renewed.topic = "com.example.renewed"
             var added = renewed
             added.topic = "com.example.added"

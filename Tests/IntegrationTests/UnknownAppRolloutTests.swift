@@ -3,6 +3,7 @@ import Logging
 import PushCore
 import Testing
 import Worker
+import WorkerConfigurationFile
 
 /// A job for an app the worker does not serve yet (a rollout adding it to N workers' files) waits in
 /// the delay queues for `unknownAppGrace`, against the real RabbitMQ and the APNs sandbox; with no
@@ -36,7 +37,7 @@ struct UnknownAppRolloutTests {
             #expect(lines.count(containing: Self.holdWarning) == 1, "one warning per job and hold, not per look")
             #expect(lines.count(containing: "push.app=late") >= 1, "the warning names the app")
 
-            let apns = try #require(configuration.apps["default"])
+            let apns = try #require(configuration[apns: "default"])
             try await worker.reload(apps: ["default": apns, "late": apns], unchanged: ["default"])
 
             let events = try await fixture.events { $0.contains { $0.routingKey == "job.completed" && $0.string("job_id") == "late-1" } }

@@ -40,7 +40,7 @@ struct WebPushTrustTests {
             _ = try await sandbox.start()
             let key = try VAPIDKey.generate()
             var configuration = try fixture.workerConfiguration(requestTimeout: .seconds(30))
-            configuration.webPushApps = try apps(key, fixture.sandbox.material.caCertificateFile)
+            configuration.apps.merge(try apps(key, fixture.sandbox.material.caCertificateFile)) { _, web in web }
             configuration.credentialsRetryInterval = credentialsRetryInterval
             let export = PrometheusExport()
             try fixture.startWorker(configuration, metrics: WorkerMetrics(factory: export.factory))

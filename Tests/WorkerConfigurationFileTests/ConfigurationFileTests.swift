@@ -95,7 +95,7 @@ import Worker
         #expect(loaded.settings.effectiveStatusHost == "0.0.0.0")
         #expect(loaded.settings.effectiveLogLevel == .debug)
         #expect(worker.apps.keys.sorted() == ["news", "shop"])
-        let news = try #require(worker.apps["news"])
+        let news = try #require(worker.apnsApps["news"])
         #expect(news.environment == .development)
         #expect(news.topic == "com.example.news")
         #expect(news.maxConnections == 2)
@@ -106,7 +106,7 @@ import Worker
         #expect(news.requestTimeout == .seconds(5))
         #expect(news.connectTimeout == .seconds(3))
         guard case .token = news.credentials else { Issue.record("news should use token auth"); return }
-        let shop = try #require(worker.apps["shop"])
+        let shop = try #require(worker.apnsApps["shop"])
         #expect(shop.url == "https://127.0.0.1:2197")
         guard case .certificate = shop.credentials else { Issue.record("shop should use certificate auth"); return }
         #expect(loaded.certificates.map(\.app) == ["shop"])
@@ -134,7 +134,7 @@ import Worker
         #expect(loaded.worker.retry.delays == defaults.retry.delays)
         #expect(loaded.worker.unknownAppGrace == .seconds(300) && defaults.unknownAppGrace == .seconds(300))
         #expect(loaded.worker.amqp.url == WorkerSettings.defaultAMQPURL)
-        let apns = try #require(loaded.worker.apps["news"])
+        let apns = try #require(loaded.worker.apnsApps["news"])
         #expect(apns.maxConnections == 4 && apns.requestTimeout == .seconds(30))
     }
 
@@ -264,7 +264,7 @@ import Worker
                   key_file: \(key)
             """, path: "pushworker.yaml")
         let loaded = try ConfigurationLoader.load(file, environment: [:])
-        #expect(loaded.worker.apps["shop"]?.topic == "com.example.cert")
+        #expect(loaded.worker.apnsApps["shop"]?.topic == "com.example.cert")
         #expect(loaded.warnings.count == 1)
         #expect(loaded.warnings.first?.severity == .warning)
         #expect(loaded.warnings.first?.message.contains("expires in 10 days") == true)

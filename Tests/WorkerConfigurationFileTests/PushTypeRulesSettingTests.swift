@@ -15,8 +15,8 @@ import Worker
         let text = "apps:\n" + ConfigurationFileTests.tokenApp(name: "live", keyFile: key) + "\n    push_type_rules: warn\n"
             + ConfigurationFileTests.tokenApp(name: "news", keyFile: key, topic: "com.example.other")
         let loaded = try ConfigurationLoader.load(try ConfigurationFileReader.parse(text, path: "pushworker.yaml"), environment: [:])
-        #expect(loaded.worker.apps["live"]?.pushTypeRules == .warn)
-        #expect(loaded.worker.apps["news"]?.pushTypeRules == .reject)
+        #expect(loaded.worker.apnsApps["live"]?.pushTypeRules == .warn)
+        #expect(loaded.worker.apnsApps["news"]?.pushTypeRules == .reject)
         let printed = EffectiveConfigurationText.render(loaded)
         #expect(printed.contains("push_type_rules: warn") && printed.contains("push_type_rules: reject"))
     }

@@ -45,7 +45,7 @@ import Worker
         #expect(web.maxStreamsPerConnection == 50)
         #expect(web.requestTimeout == .seconds(20))
         #expect(web.pruneInvalidTokens)
-        #expect(loaded.worker.apps.isEmpty)
+        #expect(loaded.worker.apnsApps.isEmpty, "a Web Push app only")
         #expect(loaded.worker.appNames == ["web"])
         let text = EffectiveConfigurationText.render(loaded)
         #expect(!text.contains(Self.pair.privateKey), "the private key is never printed")

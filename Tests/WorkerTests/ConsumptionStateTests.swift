@@ -20,10 +20,10 @@ struct ConsumptionStateTests {
         var state = ConsumptionState()
         _ = state.open()
         _ = state.pause(.resultsUnpublishable)
-        _ = state.pause(.apnsUnavailable(app: "a"))
+        _ = state.pause(.platformUnavailable(app: "a"))
         #expect(state.resume(.resultsUnpublishable) == .none)
         #expect(state.resume(.resultsUnpublishable) == .none)    // not paused for that any more
-        #expect(state.resume(.apnsUnavailable(app: "a")) == .startConsuming)
+        #expect(state.resume(.platformUnavailable(app: "a")) == .startConsuming)
         #expect(state.isConsuming)
     }
 
@@ -35,9 +35,9 @@ struct ConsumptionStateTests {
         #expect(state.pause(.credentials(app: "a")) == .none)
         #expect(state.isConsuming && state.isHeld(app: "a") && !state.isHeld(app: "b"))
         #expect(state.heldApps == ["a"])
-        #expect(state.pause(.apnsUnavailable(app: "b")) == .stopConsuming)
+        #expect(state.pause(.platformUnavailable(app: "b")) == .stopConsuming)
         #expect(!state.isConsuming)
-        #expect(state.resume(.apnsUnavailable(app: "b")) == .startConsuming)
+        #expect(state.resume(.platformUnavailable(app: "b")) == .startConsuming)
         #expect(state.pause(.memory) == .stopConsuming)
         #expect(state.resume(.credentials(app: "a")) == .none)     // still paused for memory
         #expect(!state.isHeld(app: "a"))
@@ -51,7 +51,7 @@ struct ConsumptionStateTests {
         var state = ConsumptionState(apps: ["a", "b"])
         _ = state.open()
         _ = state.pause(.credentials(app: "a"))
-        let bothHeld = state.pause(.apnsUnavailable(app: "b"))
+        let bothHeld = state.pause(.platformUnavailable(app: "b"))
         #expect(bothHeld == .stopConsuming)
         let renewed = state.appsChanged(to: ["a", "b"], renewed: ["a"])
         #expect(renewed == .startConsuming)

@@ -20,7 +20,7 @@ final class SharedProviderToken: Sendable {
         self.redis = redis
         self.schedule = NIOLockedValueBox(SharedTokenSchedule(refresh: refresh))
         var logger = logger
-        logger[metadataKey: LogKeys.redisKey] = "\(key)"
+        logger[metadataKey: "redis.key"] = "\(key)"
         self.logger = logger
         // After ExpiredProviderToken a token is replaced as before, at 20 minutes old (APNs' rule),
         // or at the end of a shorter test period.

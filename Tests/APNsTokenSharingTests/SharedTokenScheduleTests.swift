@@ -1,5 +1,5 @@
 import Testing
-@testable import Worker
+@testable import APNsTokenSharing
 
 @Suite struct SharedTokenScheduleTests {
     typealias Token = SharedTokenSchedule.Token
