@@ -108,6 +108,9 @@ let package = Package(
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
+        // Live Activity broadcast channels as Pushworker remembers them (label, end, storage policy)
+        // in Redis, beside the groups; APNs keeps which channels exist.
+        .target(name: "BroadcastChannels", dependencies: ["PushCore", "Redis"], swiftSettings: strict),
         // APNs provider tokens shared by a fleet through Redis: the `CredentialStore` the
         // executable gives the worker (one token per team and key, however many workers).
         .target(name: "APNsTokenSharing", dependencies: [
@@ -130,7 +133,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .target(name: "Worker", dependencies: [
-            "AMQP", "Redis", "PushCore", "PushTransport", "CSystemShim", "OwnerThread",
+            "AMQP", "Redis", "PushCore", "PushTransport", "BroadcastChannels", "CSystemShim", "OwnerThread",
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -184,7 +187,7 @@ let package = Package(
         // jemalloc's settings (malloc_conf.c), linked into the executable.
         .target(name: "MallocTuning"),
         .executableTarget(name: "pushworker", dependencies: [
-            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "GatewayCore", "PlatformCatalog", "Sandbox", "APNs", "APNsCore", "APNsTokenSharing", "PushTransport", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
+            "Worker", "WorkerConfigurationFile", "StatusEndpoint", "Gateway", "GatewayCore", "PlatformCatalog", "Sandbox", "APNs", "APNsCore", "APNsTokenSharing", "PushTransport", "BroadcastChannels", "WebPush", "WebPushCore", "FCM", "FCMCore", "Redis", "AMQP", "PushCore", "PushworkerClient", "MallocTuning", "Operations",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -251,6 +254,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: strict),
         .testTarget(name: "APNsTokenSharingTests", dependencies: ["APNsTokenSharing"], swiftSettings: strict),
+        .testTarget(name: "BroadcastChannelsTests", dependencies: ["BroadcastChannels", "Redis", "PushCore", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "AMQP", "APNs", "APNsCore", "PushCore", "PushTransport", "Redis",
             .product(name: "Logging", package: "swift-log"), .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -266,7 +270,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "APNsTokenSharing", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
+            "Worker", "WorkerConfigurationFile", "Sandbox", "AMQP", "Redis", "APNs", "APNsCore", "APNsTokenSharing", "BroadcastChannels", "WebPush", "FCM", "PushCore", "PushTransport", "HTTP2",
             "StatusEndpoint", "PlatformCatalog",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -10,7 +10,7 @@ import HTTP2Transport
 /// failure is an outcome too (retryable), so no device can fall through the cracks.
 public final class APNsClient: PushTransport {
     public let configuration: APNsConfiguration
-    private let http: HTTP2Client
+    let http: HTTP2Client
     private let builder: APNsRequestBuilder
     private let headerCache = APNsHeaderCache()
     private let logger: Logger
@@ -27,8 +27,9 @@ public final class APNsClient: PushTransport {
         http.maxRequestsPerSecondPerConnection = configuration.maxNotificationsPerSecondPerConnection
         http.idlePingInterval = configuration.idlePingInterval
         http.idleConnectionTimeout = configuration.idleConnectionTimeout
-        // Only apns-id is read from a response (the reason and timestamp are in the body).
-        http.keptResponseHeaders = ["apns-id"]
+        // Only apns-id (apns-request-id for a broadcast) is read from a response (the reason and
+        // timestamp are in the body).
+        http.keptResponseHeaders = ["apns-id", "apns-request-id"]
         if case let .certificate(identity) = configuration.credentials { http.identity = identity }
         self.configuration = configuration
         self.http = HTTP2Client(configuration: http, logger: logger)
@@ -51,6 +52,7 @@ public final class APNsClient: PushTransport {
 
     public func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void) {
         let options = job.apns
+        if let channel = options.channel { return sendBroadcast(job, options: options, channel: channel, requestID: requestID, completion: completion) }
         send(APNsNotification(token: device, topic: options.topic, pushType: options.pushType, priority: options.priority,
                               expiration: job.expiration, collapseID: options.collapseID, apnsID: requestID, payload: job.payload),
              completion: completion)

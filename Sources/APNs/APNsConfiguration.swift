@@ -13,6 +13,22 @@ public struct APNsConfiguration: Sendable {
             case .development: "api.sandbox.push.apple.com"
             }
         }
+
+        /// Where broadcast channels are created, read, listed and deleted (Apple, "Sending channel
+        /// management requests to APNs"): a host and port of their own, not the push host's.
+        public var channelManagementHost: String {
+            switch self {
+            case .production: "api-manage-broadcast.push.apple.com"
+            case .development: "api-manage-broadcast.sandbox.push.apple.com"
+            }
+        }
+
+        public var channelManagementPort: Int {
+            switch self {
+            case .production: 2196
+            case .development: 2195
+            }
+        }
     }
 
     public enum Credentials: Sendable {
@@ -27,6 +43,9 @@ public struct APNsConfiguration: Sendable {
     public var url: String?
     /// 443 or 2197 (same service; 2197 lets firewalls tell APNs from other HTTPS).
     public var port: Int
+    /// `broadcast_management_url`: replaces the environment's channel-management host and port
+    /// (2196, or 2195 in development), e.g. the sandbox's management listener.
+    public var broadcastManagementURL: String?
     /// `push_type_rules`: a job that breaks its push type's rules is rejected (the default), or
     /// sent with a warning (`warn`).
     public var pushTypeRules: APNsJobRules.PushTypeRules = .reject
@@ -74,6 +93,18 @@ public struct APNsConfiguration: Sendable {
             return (parsed.host, parsed.port ?? 443)
         } catch {
             throw APNsConfigurationError("apns-url: \(error.message)")
+        }
+    }
+
+    /// Host and port of the broadcast channel-management API.
+    public func channelManagementEndpoint() throws(APNsConfigurationError) -> (host: String, port: Int) {
+        guard let broadcastManagementURL else { return (environment.channelManagementHost, environment.channelManagementPort) }
+        do throws(ServiceURLError) {
+            let parsed = try ServiceURL(parsing: broadcastManagementURL, schemes: ["https"])
+            guard !parsed.host.isEmpty else { throw ServiceURLError("no host") }
+            return (parsed.host, parsed.port ?? 443)
+        } catch {
+            throw APNsConfigurationError("broadcast_management_url: \(error.message)")
         }
     }
 }

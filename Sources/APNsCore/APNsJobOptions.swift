@@ -12,6 +12,8 @@ public struct APNsJobOptions: PlatformOptions, Hashable {
     public var topic: String?
     /// The push type's rule the job breaks, where the app sends such jobs anyway (`push_type_rules: warn`).
     public var ruleWarning: String?
+    /// A broadcast's channel (`channel`): the job goes to `/4/broadcasts/apps/<bundle ID>` once.
+    public var channel: String?
 
     public init(pushType: APNsPushType = .alert, priority: Int = 10, collapseID: String? = nil, topic: String? = nil) {
         self.pushType = pushType
@@ -25,6 +27,7 @@ public struct APNsJobOptions: PlatformOptions, Hashable {
         writer.field("priority", priority)
         if let collapseID { writer.field("collapse_id", collapseID) }
         if let topic { writer.field("topic", topic) }
+        if let channel { writer.field("channel", channel) }
     }
 }
 

@@ -24,7 +24,17 @@ public struct APNsJobRules: PlatformJobRules {
 
     public var platformName: String { "apns" }
 
-    public var fieldNames: [String] { ["push_type", "priority", "collapse_id", "topic", "live_activity"] }
+    public var fieldNames: [String] { ["push_type", "priority", "collapse_id", "topic", "live_activity", "channel"] }
+
+    /// `channel`: a Live Activity broadcast instead of devices (iOS 18+).
+    public func channel(from fields: JobFields) throws(JobRejection) -> String? {
+        guard let value = fields["channel"], value != .null else { return nil }
+        guard case let .string(text) = value else { throw JobRejection(field: "channel", "must be a channel id (a string), got \(value.typeName)") }
+        guard APNsChannelID.isValid(text) else {
+            throw JobRejection(field: "channel", "must be a channel id as pushworker channels create printed it (base64), got \(JobParser.rendered(value))")
+        }
+        return text
+    }
 
     public var payloadDescription: String { "the APNs payload object, e.g. {\"aps\":{\"alert\":\"Hello\"}} (or a live_activity section)" }
 
@@ -47,7 +57,17 @@ public struct APNsJobRules: PlatformJobRules {
         let aps = payload.shape(of: "aps")
         let payloadByteCount = payload.bytes.count
         let liveActivity = fields["live_activity"].map { $0 != .null } ?? false
-        let pushType = try parsePushType(fields["push_type"], aps: aps, liveActivity: liveActivity)
+        let channel = try self.channel(from: fields)
+        if channel != nil, let given = fields["push_type"], given != .null, given != .string(APNsPushType.liveactivity.rawValue) {
+            // Apple's broadcast takes Live Activity pushes only.
+            throw JobRejection(field: "push_type", "must be liveactivity (or left out) in a broadcast job, got \(JobParser.rendered(given))")
+        }
+        let pushType = try parsePushType(fields["push_type"], aps: aps, liveActivity: liveActivity || channel != nil)
+        if channel != nil {
+            guard fields["collapse_id"] == nil || fields["collapse_id"] == .null else {
+                throw JobRejection(field: "collapse_id", "is not sent with a broadcast (APNs takes none on a channel)")
+            }
+        }
         if pushType != .mdm {
             guard let aps else {
                 throw JobRejection(field: "payload.aps", "is required for \(pushType.rawValue) pushes (APNs reads the aps dictionary)")
@@ -56,8 +76,9 @@ public struct APNsJobRules: PlatformJobRules {
                 throw JobRejection(field: "payload.aps", "must be a JSON object, got \(aps.typeName)")
             }
         }
-        guard payloadByteCount <= pushType.maxPayloadBytes else {
-            throw JobRejection(field: "payload", "is \(payloadByteCount) bytes; APNs allows at most \(pushType.maxPayloadBytes) bytes for \(pushType.rawValue) pushes")
+        let maxPayloadBytes = channel != nil ? APNsChannelID.maxBroadcastPayloadBytes : pushType.maxPayloadBytes
+        guard payloadByteCount <= maxPayloadBytes else {
+            throw JobRejection(field: "payload", "is \(payloadByteCount) bytes; APNs allows at most \(maxPayloadBytes) bytes for \(channel != nil ? "broadcasts" : "\(pushType.rawValue) pushes")")
         }
         let priority = try parsePriority(fields["priority"], pushType: pushType)
         let collapseID = try fields.string("collapse_id", maxBytes: Self.maxCollapseIDLength)
@@ -66,6 +87,7 @@ public struct APNsJobRules: PlatformJobRules {
             throw JobRejection(field: "topic", "must be a bundle ID such as com.example.app (no spaces)")
         }
         var options = APNsJobOptions(pushType: pushType, priority: priority, collapseID: collapseID, topic: topic)
+        options.channel = channel
         if let broken = ruleBroken(by: pushType, priority: priority, topic: topic, payload: payload) {
             guard pushTypeRules == .warn else { throw broken }
             options.ruleWarning = "\(broken.field.map { "\($0) " } ?? "")\(broken.problem) (sent anyway: push_type_rules is warn)"

@@ -7,6 +7,8 @@ public enum APNsReason: Sendable, CaseIterable, Hashable, RawRepresentable {
     case invalidProviderToken, missingProviderToken, unrelatedKeyIdInToken, badEnvironmentKeyIdInToken, badEnvironmentKeyInToken, badPath
     case methodNotAllowed, expiredToken, unregistered, payloadTooLarge, tooManyProviderTokenUpdates, tooManyRequests
     case internalServerError, serviceUnavailable, shutdown
+    /// Broadcast (Live Activity channels) only: they name a channel or the app's feature, never a device.
+    case missingChannelId, badChannelId, channelNotRegistered, cannotCreateChannelConfig, featureNotEnabled
     case unknown(String)
 
     /// Every reason Apple documents (all but `.unknown`).
@@ -17,6 +19,7 @@ public enum APNsReason: Sendable, CaseIterable, Hashable, RawRepresentable {
         .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath,
         .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge, .tooManyProviderTokenUpdates, .tooManyRequests,
         .internalServerError, .serviceUnavailable, .shutdown,
+        .missingChannelId, .badChannelId, .channelNotRegistered, .cannotCreateChannelConfig, .featureNotEnabled,
     ]
 
     private static let byText: [String: APNsReason] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
@@ -61,6 +64,11 @@ public enum APNsReason: Sendable, CaseIterable, Hashable, RawRepresentable {
         case .internalServerError: "InternalServerError"
         case .serviceUnavailable: "ServiceUnavailable"
         case .shutdown: "Shutdown"
+        case .missingChannelId: "MissingChannelId"
+        case .badChannelId: "BadChannelId"
+        case .channelNotRegistered: "ChannelNotRegistered"
+        case .cannotCreateChannelConfig: "CannotCreateChannelConfig"
+        case .featureNotEnabled: "FeatureNotEnabled"
         case let .unknown(text): text
         }
     }
@@ -70,12 +78,15 @@ public enum APNsReason: Sendable, CaseIterable, Hashable, RawRepresentable {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+             .missingTopic, .payloadEmpty, .topicDisallowed, .missingChannelId, .badChannelId, .cannotCreateChannelConfig:
             400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
              .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
             403
-        case .badPath: 404
+        // Apple's broadcast page names these reasons without a status table: a channel that does not
+        // exist reads as "not found", a feature the App ID lacks as "forbidden". Clients decide by reason.
+        case .featureNotEnabled: 403
+        case .badPath, .channelNotRegistered: 404
         case .methodNotAllowed: 405
         case .expiredToken, .unregistered: 410
         case .payloadTooLarge: 413

@@ -34,6 +34,14 @@ extension DeliveryOutcome {
         case .idleTimeout, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
              .tooManyProviderTokenUpdates, .unrelatedKeyIdInToken:
             return .retryable(reason: text)
+        case .missingChannelId, .badChannelId, .channelNotRegistered, .cannotCreateChannelConfig:
+            // A broadcast's channel (or its configuration) is wrong: that broadcast fails, and no
+            // device token is ever blamed for it.
+            return .permanentFailure(reason: text)
+        case .featureNotEnabled:
+            // Broadcast is not enabled on the App ID: every broadcast of the app would fail the
+            // same way, so the app is held (as for refused credentials), and only that app.
+            return .credentialsProblem(reason: text)
         case .expiredProviderToken:
             return .refreshCredentials(reason: text)
         case .badCertificate, .badCertificateEnvironment, .forbidden, .invalidProviderToken,

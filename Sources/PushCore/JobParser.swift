@@ -75,11 +75,18 @@ public struct JobParser: Sendable {
         }
         let rules = try rulesForApp(app)
         if !platformFields.isEmpty { try rejectOtherPlatformsFields(object, rules: rules, app: app) }
-        let tokens = try parseTokens(object["tokens"], rules: rules)
+        var tokens = try parseTokens(object["tokens"], rules: rules)
         let groups = try parseGroups(object["groups"], field: "groups")
         let sourceGroups = try parseGroups(object["source_groups"], field: "source_groups")
-        guard !tokens.isEmpty || !groups.isEmpty else {
-            throw JobRejection(field: "tokens", "the job names no devices: give at least one token in \"tokens\" or one group in \"groups\"")
+        // Exactly one audience: devices (tokens, groups) or a broadcast channel.
+        if let channel = try rules.channel(from: object) {
+            guard tokens.isEmpty, groups.isEmpty, sourceGroups.isEmpty else {
+                throw JobRejection(field: "channel", "a broadcast reaches the channel's subscribers: give \"channel\" or devices (\"tokens\", \"groups\"), not both")
+            }
+            tokens = [DeviceToken(identity: channel, given: channel)]
+        } else if tokens.isEmpty, groups.isEmpty {
+            let orChannel = rules.fieldNames.contains("channel") ? ", or a \"channel\" to broadcast to" : ""
+            throw JobRejection(field: "tokens", "the job names no devices: give at least one token in \"tokens\" or one group in \"groups\"\(orChannel)")
         }
 
         let payloadBytes: [UInt8]

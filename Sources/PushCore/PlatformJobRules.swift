@@ -19,10 +19,15 @@ public protocol PlatformJobRules: Sendable {
     /// One device as the platform names it: an element of the job's `tokens`, or a group member
     /// (always a string).
     func device(from value: JSONValue) throws(DeviceProblem) -> DeviceToken
+
+    /// The channel a broadcast job names instead of devices (APNs' `channel`), checked; nil for a
+    /// job of devices, and always for a platform without broadcasts.
+    func channel(from fields: JobFields) throws(JobRejection) -> String?
 }
 
 extension PlatformJobRules {
     public func payload(from fields: JobFields, now: Int) throws(JobRejection) -> [UInt8]? { nil }
+    public func channel(from fields: JobFields) throws(JobRejection) -> String? { nil }
 }
 
 /// Why a value is not a device of the platform: `member` is the part at fault within it (a Web

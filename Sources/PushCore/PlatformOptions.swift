@@ -13,10 +13,14 @@ public protocol PlatformOptions: Sendable {
     /// A rule of the platform the job breaks but is sent despite, by the app's choice: logged once
     /// per job.
     var ruleWarning: String? { get }
+    /// The channel a broadcast job goes to instead of devices (APNs' Live Activity broadcast):
+    /// it is the job's one "device", sent once, and the job is written back without `tokens`.
+    var channel: String? { get }
 }
 
 extension PlatformOptions {
     public var ruleWarning: String? { nil }
+    public var channel: String? { nil }
 }
 
 extension PlatformOptions where Self: Hashable {

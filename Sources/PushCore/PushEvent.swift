@@ -12,6 +12,10 @@ public enum PushEvent: Sendable, Hashable {
     case jobCompleted(JobCounts)
     /// A group the job named has no members in Redis (the key does not exist, or the set is empty).
     case groupMissing(group: String, key: String)
+    /// A broadcast job reached its channel: `requestID` is the platform's name for it (APNs'
+    /// `apns-request-id`). A broadcast never yields a token event: it names no device.
+    case broadcastSent(channel: String, requestID: String?)
+    case broadcastFailed(channel: String, status: Int, reason: String, attempts: Int, requestID: String?)
 
     public var routingKey: String {
         switch self {
@@ -20,6 +24,8 @@ public enum PushEvent: Sendable, Hashable {
         case .jobRejected: "job.rejected"
         case .jobCompleted: "job.completed"
         case .groupMissing: "group.missing"
+        case .broadcastSent: "broadcast.sent"
+        case .broadcastFailed: "broadcast.failed"
         }
     }
 
@@ -52,6 +58,15 @@ public enum PushEvent: Sendable, Hashable {
         case let .groupMissing(group, key):
             writer.field("group", group)
             writer.field("key", key)
+        case let .broadcastSent(channel, requestID):
+            writer.field("channel", channel)
+            writer.field("apns_request_id", requestID)
+        case let .broadcastFailed(channel, status, reason, attempts, requestID):
+            writer.field("channel", channel)
+            writer.field("status", status)
+            writer.field("reason", reason)
+            writer.field("attempts", attempts)
+            writer.field("apns_request_id", requestID)
         case let .jobCompleted(counts):
             // One per job: names with their punctuation (JSONWriter.Name).
             writer.field(Names.chunk, counts.chunk)

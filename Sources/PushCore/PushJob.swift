@@ -141,7 +141,8 @@ public struct PushJob: Sendable, Hashable {
         var writer = JSONWriter(capacity: 128 + payload.count + tokens.count * 68)
         writer.field("id", id)
         writer.field("app", app)
-        writer.field("tokens", strings: tokens.map(\.given))
+        // A broadcast's one "device" is its channel, which its options write as `channel`.
+        if options.channel == nil { writer.field("tokens", strings: tokens.map(\.given)) }
         if !groups.isEmpty { writer.field("groups", strings: groups) }
         if !sourceGroups.isEmpty { writer.field("source_groups", strings: sourceGroups) }
         if bulk { writer.field("bulk", rawJSON: Array("true".utf8)) }

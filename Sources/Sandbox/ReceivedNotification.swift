@@ -1,13 +1,14 @@
 /// One request the sandbox answered, accepted or not, as the client sent it.
 public struct ReceivedNotification: Sendable, Hashable {
-    /// Lowercase hex device token from `:path` (empty when the path had none).
+    /// Lowercase hex device token from `:path` (empty when the path had none, and for broadcasts).
     public let token: String
+    /// `apns-topic`; for a broadcast, the bundle ID of its path.
     public let topic: String
     public let pushType: String
     public let priority: Int
     public let expiration: Int?
     public let collapseID: String?
-    /// The `apns-id` answered: the request's (lowercased) or a generated one.
+    /// The `apns-id` answered (for a broadcast, its `apns-request-id`): the request's (lowercased) or a generated one.
     public let apnsID: String
     public let payload: [UInt8]
     /// `"token:<kid>"`, `"certificate:<topic>"`, or `"none"` when authentication failed.
@@ -24,4 +25,6 @@ public struct ReceivedNotification: Sendable, Hashable {
     public var providerToken: String?
     /// The team of `providerToken`'s key.
     public var teamID: String?
+    /// A broadcast's `apns-channel-id` as sent ("" when it sent none); nil for a device push.
+    public var channelID: String?
 }

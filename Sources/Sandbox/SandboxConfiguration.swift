@@ -20,10 +20,15 @@ public struct SandboxTokenKey: Sendable, Hashable {
 public struct SandboxRule: Sendable, Codable, Hashable {
     /// Exact device token (lowercase hex) …
     public var token: String?
-    /// … or a token prefix; with both nil the rule matches every request.
+    /// … or a token prefix. Either makes the rule one for device pushes only.
     public var tokenPrefix: String?
-    /// Only requests for this `apns-topic` (an app's bundle ID): answering one app's requests with
-    /// 403 InvalidProviderToken is how APNs treats a revoked key, while other apps go on.
+    /// Exact broadcast channel ID: the rule answers only broadcasts on that channel (403
+    /// FeatureNotEnabled, 404 ChannelNotRegistered, …). With none of `token`, `tokenPrefix` and
+    /// `channel`, the rule matches every request, device push or broadcast.
+    public var channel: String?
+    /// Only requests for this `apns-topic` (an app's bundle ID; a broadcast's is the one in its
+    /// path): answering one app's requests with 403 InvalidProviderToken is how APNs treats a
+    /// revoked key, while other apps go on.
     public var topic: String?
     public var status: Int
     /// APNs reason for the error body; 410 answers also carry `"timestamp"` (now, in ms).
@@ -35,9 +40,13 @@ public struct SandboxRule: Sendable, Codable, Hashable {
     /// ends the stream with PROTOCOL_ERROR.
     public static let statuses: ClosedRange<Int> = 200...599
 
-    public init(token: String? = nil, tokenPrefix: String? = nil, topic: String? = nil, status: Int, reason: String? = nil, times: Int? = nil) {
+    public init(
+        token: String? = nil, tokenPrefix: String? = nil, channel: String? = nil, topic: String? = nil,
+        status: Int, reason: String? = nil, times: Int? = nil
+    ) {
         self.token = token
         self.tokenPrefix = tokenPrefix
+        self.channel = channel
         self.topic = topic
         self.status = status
         self.reason = reason
@@ -45,14 +54,25 @@ public struct SandboxRule: Sendable, Codable, Hashable {
     }
 
     /// A rule answering with an APNs reason and the status APNs pairs with it (400 for `.unknown`).
-    public init(token: String? = nil, tokenPrefix: String? = nil, topic: String? = nil, reason: APNsReason, times: Int? = nil) {
-        self.init(token: token, tokenPrefix: tokenPrefix, topic: topic, status: reason.status ?? 400, reason: reason.rawValue, times: times)
+    public init(
+        token: String? = nil, tokenPrefix: String? = nil, channel: String? = nil, topic: String? = nil,
+        reason: APNsReason, times: Int? = nil
+    ) {
+        self.init(
+            token: token, tokenPrefix: tokenPrefix, channel: channel, topic: topic,
+            status: reason.status ?? 400, reason: reason.rawValue, times: times
+        )
     }
 
-    func matches(token candidate: String, topic candidateTopic: String) -> Bool {
+    /// `candidateChannel` is a broadcast's channel ID, nil for a device push.
+    func matches(token candidate: String, topic candidateTopic: String, channel candidateChannel: String?) -> Bool {
         if let topic, topic != candidateTopic { return false }
-        if let token, token != candidate { return false }
-        if let tokenPrefix, !candidate.hasPrefix(tokenPrefix) { return false }
+        if let channel, channel != candidateChannel { return false }
+        if self.token != nil || self.tokenPrefix != nil {
+            guard candidateChannel == nil else { return false }
+            if let token, token != candidate { return false }
+            if let tokenPrefix, !candidate.hasPrefix(tokenPrefix) { return false }
+        }
         return true
     }
 }
@@ -104,7 +124,7 @@ public struct SandboxConfiguration: Sendable {
     public var providerTokenMinimumUpdateInterval: Duration = .seconds(20 * 60)
     /// Keys accepted for token authentication; empty: the generated key.
     public var tokenKeys: [SandboxTokenKey] = []
-    /// Bundle IDs accepted (with any push-type suffix); empty: any.
+    /// Bundle IDs accepted (with any push-type suffix), for pushes, broadcasts and channels; empty: any.
     public var allowedTopics: [String] = []
     public var rules: [SandboxRule] = []
     public var faults = SandboxFaults()

@@ -3,9 +3,20 @@ import Logging
 import NIOCore
 import NIOHTTP2
 
-/// What every connection shares and never changes after start.
+/// Which of an `APNsSandbox`'s listeners a connection came in on.
+enum SandboxListenerRole: Sendable {
+    /// Device pushes, broadcasts and `/_sandbox/` control (api.push.apple.com).
+    case push
+    /// Broadcast channels only (api-manage-broadcast.push.apple.com).
+    case channelManagement
+}
+
+/// What every connection of a listener shares and never changes after start.
 struct SandboxSettings: Sendable {
+    var role = SandboxListenerRole.push
     let validator: SandboxRequestValidator
+    let broadcastValidator: SandboxBroadcastValidator
+    let channelManagement: SandboxChannelManagement
     let maxConcurrentStreams: Int
     let providerTokenMinimumUpdateInterval: Duration
     let logNotifications: Bool
@@ -160,7 +171,12 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
             SandboxResponse.writeRefusal(streamID: streamID, context: context)
             return
         }
-        if let path = headers.headers.first(name: ":path"), path.hasPrefix(SandboxControl.prefix) {
+        if self.settings.role == .channelManagement {
+            self.manageChannels(request, headers: headers, streamID: streamID, context: context)
+            return
+        }
+        let path = headers.headers.first(name: ":path") ?? ""
+        if path.hasPrefix(SandboxControl.prefix) {
             let method = headers.headers.first(name: ":method") ?? "GET"
             let answer = SandboxControl.answer(method: method, path: path, body: request.body, recorder: self.recorder)
             SandboxResponse.writeControl(status: answer.status, json: answer.json, streamID: streamID, context: context)
@@ -171,14 +187,19 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         var draft = SandboxDraft()
         draft.connectionID = self.id
         draft.receivedAt = now
-        let outcome = self.settings.validator.validate(
-            headers: headers, body: request.body, bodyLength: request.bodyLength, identity: self.identity,
-            tokens: &self.tokens, now: now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids, draft: &draft
-        )
-        if outcome.tokenAuthenticated, !self.limitRaised {
-            self.limitRaised = true
-            self.advertise(maxConcurrentStreams: self.settings.maxConcurrentStreams)
+        let outcome: SandboxRequestValidator.Outcome
+        if path.hasPrefix(SandboxBroadcastValidator.pathPrefix) {
+            outcome = self.settings.broadcastValidator.validate(
+                headers: headers, body: request.body, bodyLength: request.bodyLength, identity: self.identity,
+                tokens: &self.tokens, now: now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids, draft: &draft
+            )
+        } else {
+            outcome = self.settings.validator.validate(
+                headers: headers, body: request.body, bodyLength: request.bodyLength, identity: self.identity,
+                tokens: &self.tokens, now: now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids, draft: &draft
+            )
         }
+        if outcome.tokenAuthenticated { self.raiseStreamLimit() }
 
         switch self.recorder.admit(draft, requestNumber: self.requestCount, draining: self.draining) {
         case .reset:
@@ -190,8 +211,8 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
             if goAway { self.draining = true }
             if self.settings.logNotifications, status == 200 { Self.log(draft) }
             let answer = SandboxDelayedAnswers.Answer(
-                streamID: streamID, status: status, reason: reason,
-                apnsID: draft.apnsID, uniqueID: self.uuids.next(), goAway: goAway
+                streamID: streamID, status: status, reason: reason, apnsID: draft.apnsID,
+                isBroadcast: draft.channelID != nil, uniqueID: self.uuids.next(), goAway: goAway
             )
             if latency > .zero {
                 self.delayed.insert(answer, due: SandboxDelayedAnswers.due(after: .nanoseconds(latency.nanoseconds)))
@@ -202,10 +223,29 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// A channel-management request: answered at once, not recorded, no rules or faults.
+    private func manageChannels(
+        _ request: SandboxStreamRequest, headers: HTTP2Frame.FramePayload.Headers, streamID: HTTP2StreamID, context: ChannelHandlerContext
+    ) {
+        let answer = self.settings.channelManagement.answer(
+            headers: headers, body: request.body, bodyLength: request.bodyLength, identity: self.identity,
+            tokens: &self.tokens, now: .now, epochSeconds: SandboxWallClock.epochSeconds(), uuids: &self.uuids
+        )
+        if answer.tokenAuthenticated { self.raiseStreamLimit() }
+        SandboxResponse.writeManagement(answer, streamID: streamID, context: context)
+    }
+
+    private func raiseStreamLimit() {
+        guard !self.limitRaised else { return }
+        self.limitRaised = true
+        self.advertise(maxConcurrentStreams: self.settings.maxConcurrentStreams)
+    }
+
     private func write(_ answer: SandboxDelayedAnswers.Answer, context: ChannelHandlerContext) {
         SandboxResponse.write(
-            status: answer.status, reason: answer.reason, apnsID: answer.apnsID, uniqueID: answer.uniqueID,
-            streamID: answer.streamID, context: context
+            status: answer.status, reason: answer.reason,
+            idHeader: answer.isBroadcast ? SandboxResponse.broadcastIDHeader : SandboxResponse.pushIDHeader,
+            id: answer.apnsID, uniqueID: answer.uniqueID, streamID: answer.streamID, context: context
         )
         self.unflushed = true
         if answer.goAway { self.sendGoAway() }
@@ -270,7 +310,11 @@ final class SandboxConnectionHandler: ChannelInboundHandler {
     }
 
     private static func log(_ draft: SandboxDraft) {
-        let token = draft.token.count > 12 ? "\(draft.token.prefix(8))…\(draft.token.suffix(4))" : draft.token
+        let token = if let channelID = draft.channelID {
+            "channel:\(channelID)"
+        } else {
+            draft.token.count > 12 ? "\(draft.token.prefix(8))…\(draft.token.suffix(4))" : draft.token
+        }
         // Unbuffered, so a demo or a CI log shows each notification as it arrives.
         let line = "sandbox: 200 \(token) topic=\(draft.topic) push-type=\(draft.pushType) priority=\(draft.priority) bytes=\(draft.payload.count) auth=\(draft.authentication)\n"
         FileHandle.standardOutput.write(Data(line.utf8))

@@ -6,7 +6,7 @@ import PushCore
 /// in another process and change its behaviour without a restart. They are answered before APNs
 /// validation, need no authentication (the sandbox listens on loopback), and are not recorded.
 ///   GET  /_sandbox/stats      counters and first/last request times
-///   GET  /_sandbox/received   every answered notification (token, status, reason, provider token and team, …) as JSON lines;
+///   GET  /_sandbox/received   every answered notification (token or broadcast channel_id, status, reason, provider token and team, …) as JSON lines;
 ///                             `?token_prefix=P`: only the tokens that start with P
 ///   POST /_sandbox/reset      clear the record and counters
 ///   PUT  /_sandbox/rules      body: a JSON array of rules, replacing the current ones
@@ -40,7 +40,7 @@ enum SandboxControl {
             // The payload only on request (`payload=1`): a relay test reads it, a benchmark's record would double.
             let withPayload = parameters.contains { $0 == ["payload", "1"] }
             for item in recorder.received() where item.token.hasPrefix(tokenPrefix) {
-                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"expiration\":\(item.expiration.map(String.init) ?? "null"),\"collapse_id\":\(quoted(item.collapseID)),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds),\"team\":\(quoted(item.teamID)),\"provider_token\":\(quoted(item.providerToken))"
+                lines += "{\"token\":\"\(item.token)\",\"status\":\(item.status),\"reason\":\(quoted(item.reason)),\"push_type\":\"\(item.pushType)\",\"topic\":\(quoted(item.topic)),\"priority\":\(item.priority),\"expiration\":\(item.expiration.map(String.init) ?? "null"),\"collapse_id\":\(quoted(item.collapseID)),\"channel_id\":\(quoted(item.channelID)),\"connection\":\(item.connectionID),\"at_ms\":\(item.receivedAtMilliseconds),\"team\":\(quoted(item.teamID)),\"provider_token\":\(quoted(item.providerToken))"
                 if withPayload { lines += ",\"payload\":\(quoted(String(decoding: item.payload, as: UTF8.self)))" }
                 lines += "}\n"
             }
@@ -53,7 +53,7 @@ enum SandboxControl {
             do {
                 rules = try JSONDecoder().decode([SandboxRule].self, from: Data(bodyBytes))
             } catch {
-                return (400, "{\"error\":\(quoted("rules must be a JSON array of {token|tokenPrefix, topic, status, reason, times}: \(error)"))}")
+                return (400, "{\"error\":\(quoted("rules must be a JSON array of {token|tokenPrefix|channel, topic, status, reason, times}: \(error)"))}")
             }
             if let problem = Self.problem(in: rules) { return (400, problem.json) }
             recorder.setRules(rules)

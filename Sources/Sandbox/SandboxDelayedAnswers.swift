@@ -11,6 +11,8 @@ struct SandboxDelayedAnswers {
         let status: Int
         let reason: String?
         let apnsID: String
+        /// Answered with `apns-request-id` instead of `apns-id`.
+        let isBroadcast: Bool
         let uniqueID: String
         let goAway: Bool
     }

@@ -3,6 +3,8 @@ import NIOConcurrencyHelpers
 /// A validated request waiting for the recorder's verdict (rules may still change its answer).
 struct SandboxDraft: Sendable {
     var token = ""
+    /// The `apns-channel-id` of a broadcast ("" when it sent none); nil for a device push.
+    var channelID: String?
     var topic = ""
     var pushType = ""
     var priority = 10
@@ -18,6 +20,13 @@ struct SandboxDraft: Sendable {
     var reason: String?
     var connectionID = 0
     var receivedAt = ContinuousClock.now
+
+    /// Keeps the provider token (and its team) the request was just accepted with.
+    mutating func recordAcceptedToken(_ tokens: ProviderTokenCache) {
+        guard let accepted = tokens.acceptedToken else { return }
+        self.providerToken = accepted.jwt
+        self.teamID = accepted.teamID
+    }
 }
 
 /// What the connection does with a complete request.
@@ -70,7 +79,7 @@ final class SandboxRecorder: Sendable {
             var status = draft.status
             var reason = draft.reason
             if status == 200 {
-                for index in state.rules.indices where state.rules[index].matches(token: draft.token, topic: draft.topic) {
+                for index in state.rules.indices where state.rules[index].matches(token: draft.token, topic: draft.topic, channel: draft.channelID) {
                     if let times = state.rules[index].times, state.ruleUses[index] >= times { continue }
                     state.ruleUses[index] += 1
                     status = state.rules[index].status
@@ -84,7 +93,7 @@ final class SandboxRecorder: Sendable {
                 expiration: draft.expiration, collapseID: draft.collapseID, apnsID: draft.apnsID,
                 payload: draft.payload, authentication: draft.authentication, status: status, reason: reason,
                 connectionID: draft.connectionID, receivedAt: draft.receivedAt, receivedAtMilliseconds: now,
-                providerToken: draft.providerToken, teamID: draft.teamID
+                providerToken: draft.providerToken, teamID: draft.teamID, channelID: draft.channelID
             ))
             let goAway = !draining && Self.isEvery(faults.goAwayEveryRequests, requestNumber)
             if goAway { state.statistics.goAwaysSent += 1 }

@@ -39,7 +39,7 @@ struct SandboxRequestValidator {
         draft: inout SandboxDraft
     ) -> Outcome {
         var outcome = Outcome()
-        var fields = RequestFields()
+        var fields = SandboxRequestFields()
         fields.read(headers)
 
         if let id = fields.apnsID, SandboxUUID.isCanonical(id) {
@@ -55,8 +55,7 @@ struct SandboxRequestValidator {
 
         guard fields.method == "POST" else { return reject(.methodNotAllowed) }
         // Byte-level scans here: with Foundation loaded, `contains("/")` would go through CFString.
-        let fullPath = fields.path ?? ""
-        let path = fullPath[..<(fullPath.utf8.firstIndex(of: UInt8(ascii: "?")) ?? fullPath.endIndex)]
+        let path = fields.route
         let devicePrefix = "/3/device"
         guard path.hasPrefix(devicePrefix) else { return reject(.badPath) }
         var token = path.dropFirst(devicePrefix.count)
@@ -71,28 +70,18 @@ struct SandboxRequestValidator {
         draft.pushType = fields.pushType ?? ""
         guard !fields.duplicated else { return reject(.duplicateHeaders) }
 
-        switch identity {
-        case .certificate(let bundleID):
-            draft.authentication = "certificate:\(bundleID)"
-            // A single-topic certificate lets the client omit apns-topic.
-            if fields.topic == nil { draft.topic = bundleID }
-            guard Self.topic(draft.topic, belongsTo: bundleID) else { return reject(.topicDisallowed) }
-        case .unusableCertificate:
-            return reject(.badCertificate)
-        case .none:
-            let result = tokens.authenticate(
-                authorization: fields.authorization, keyring: self.keyring, now: now, epochSeconds: epochSeconds
-            )
-            switch result {
-            case .rejected(let reason): return reject(reason)
-            case .valid(let verified):
-                draft.authentication = "token:\(verified.keyID)"
-                if let accepted = tokens.acceptedToken {
-                    draft.providerToken = accepted.jwt
-                    draft.teamID = accepted.teamID
-                }
-                outcome.tokenAuthenticated = true
-            }
+        // A single-topic certificate lets the client omit apns-topic.
+        if case .certificate(let bundleID) = identity, fields.topic == nil { draft.topic = bundleID }
+        let topic = draft.topic
+        let authentication = SandboxAuthentication.check(
+            identity: identity, authorization: fields.authorization, certificateCovers: { Self.topic(topic, belongsTo: $0) },
+            keyring: self.keyring, tokens: &tokens, now: now, epochSeconds: epochSeconds
+        )
+        draft.authentication = authentication.label
+        if let rejection = authentication.rejection { return reject(rejection) }
+        if authentication.tokenAuthenticated {
+            draft.recordAcceptedToken(tokens)
+            outcome.tokenAuthenticated = true
         }
 
         guard Self.isValidDeviceToken(token) else { return reject(.badDeviceToken) }
@@ -159,47 +148,5 @@ struct SandboxRequestValidator {
         guard topic.hasPrefix(bundleID) else { return false }
         let rest = topic.dropFirst(bundleID.count)
         return rest.isEmpty || APNsPushType.allCases.contains { $0.topicSuffix.map { rest == $0 } ?? false }
-    }
-}
-
-/// The headers the sandbox looks at, read in one pass (HTTP/2 header names are lowercase).
-private struct RequestFields {
-    var method: String?
-    var path: String?
-    var authorization: String?
-    var topic: String?
-    var pushType: String?
-    var priority: String?
-    var expiration: String?
-    var apnsID: String?
-    var collapseID: String?
-    /// Other `apns-*` headers, only to spot duplicates among them.
-    var otherAPNsHeaders: [String] = []
-    var duplicated = false
-
-    mutating func read(_ frame: HTTP2Frame.FramePayload.Headers) {
-        for (name, value, _) in frame.headers {
-            switch name {
-            case ":method": self.method = value
-            case ":path": self.path = value
-            case "authorization": Self.set(&self.authorization, value, &self.duplicated)
-            case "apns-topic": Self.set(&self.topic, value, &self.duplicated)
-            case "apns-push-type": Self.set(&self.pushType, value, &self.duplicated)
-            case "apns-priority": Self.set(&self.priority, value, &self.duplicated)
-            case "apns-expiration": Self.set(&self.expiration, value, &self.duplicated)
-            case "apns-id": Self.set(&self.apnsID, value, &self.duplicated)
-            case "apns-collapse-id": Self.set(&self.collapseID, value, &self.duplicated)
-            default:
-                if name.hasPrefix("apns-") {
-                    if self.otherAPNsHeaders.contains(name) { self.duplicated = true }
-                    self.otherAPNsHeaders.append(name)
-                }
-            }
-        }
-    }
-
-    private static func set(_ field: inout String?, _ value: String, _ duplicated: inout Bool) {
-        if field != nil { duplicated = true }
-        field = value
     }
 }

@@ -3,11 +3,18 @@ import NIOHTTP2
 
 /// The frames of one answer, written on the connection channel for the stream they belong to.
 enum SandboxResponse {
+    /// How a device push's answer names the request.
+    static let pushIDHeader = "apns-id"
+    /// How a broadcast's and a channel-management answer name the request.
+    static let broadcastIDHeader = "apns-request-id"
+
     /// An APNs answer: 200 with headers only, otherwise headers and a `{"reason":…}` body.
+    /// `idHeader` is `pushIDHeader` or `broadcastIDHeader`.
     static func write(
         status: Int,
         reason: String?,
-        apnsID: String,
+        idHeader: String,
+        id: String,
         uniqueID: String,
         streamID: HTTP2StreamID,
         context: ChannelHandlerContext
@@ -15,7 +22,7 @@ enum SandboxResponse {
         let hasBody = reason != nil
         var headers = HTTP2Frame.FramePayload.Headers(headers: [":status": Self.statusText(status)], endStream: !hasBody)
         // Unique per response: keep them out of the client's HPACK dynamic table.
-        headers.headers.add(name: "apns-id", value: apnsID, indexing: .nonIndexable)
+        headers.headers.add(name: idHeader, value: id, indexing: .nonIndexable)
         headers.headers.add(name: "apns-unique-id", value: uniqueID, indexing: .nonIndexable)
         guard let reason else {
             context.write(NIOAny(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
@@ -42,6 +49,22 @@ enum SandboxResponse {
         headers.headers.add(name: "content-type", value: "application/json")
         let body = context.channel.allocator.buffer(string: json)
         Self.write(headers: headers, body: body, streamID: streamID, context: context)
+    }
+
+    /// A channel-management answer: its status, `apns-request-id`, a created channel's
+    /// `apns-channel-id`, and a JSON body when it has one.
+    static func writeManagement(_ answer: SandboxChannelManagement.Answer, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        var headers = HTTP2Frame.FramePayload.Headers(headers: [":status": Self.statusText(answer.status)], endStream: answer.json == nil)
+        headers.headers.add(name: Self.broadcastIDHeader, value: answer.requestID, indexing: .nonIndexable)
+        if let channelID = answer.channelID {
+            headers.headers.add(name: "apns-channel-id", value: channelID, indexing: .nonIndexable)
+        }
+        guard let json = answer.json else {
+            context.write(NIOAny(HTTP2Frame(streamID: streamID, payload: .headers(headers))), promise: nil)
+            return
+        }
+        headers.headers.add(name: "content-type", value: "application/json")
+        Self.write(headers: headers, body: context.channel.allocator.buffer(string: json), streamID: streamID, context: context)
     }
 
     /// For streams above a GOAWAY's last stream ID: never processed, the client may resend them.

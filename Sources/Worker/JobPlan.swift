@@ -31,8 +31,9 @@ enum JobPlan: Sendable {
         job.expiration != 0 && job.expiration < now.seconds
     }
 
-    /// The plan the task-free path can carry out alone: sending devices the job names.
+    /// The plan the task-free path can carry out alone: sending devices the job names. A
+    /// broadcast reads its channel's record in Redis first, so it takes the task path.
     var taskFreeJob: PushJob? {
-        if case .send(let job) = self, !job.tokens.isEmpty { job } else { nil }
+        if case .send(let job) = self, !job.tokens.isEmpty, job.options.channel == nil { job } else { nil }
     }
 }

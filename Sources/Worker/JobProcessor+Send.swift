@@ -8,7 +8,7 @@ extension JobProcessor {
     /// already settled here (rejected, fanned out, deferred or held).
     func carryOut(_ plan: JobPlan, delivery: AMQPDelivery, started: ContinuousClock.Instant,
                   now: UnixTime) async -> (Settlement, JobLog)? {
-        let job: PushJob
+        var job: PushJob
         var devices: [DeviceToken]
         switch plan {
         case .reject(let rejection):
@@ -33,6 +33,10 @@ extension JobProcessor {
             return nil
         }
         let log = JobLog(logger, job: job)
+        if let channel = job.options.channel, !JobPlan.isExpired(job, now: now) {
+            guard let prepared = await preparedBroadcast(job, channel: channel, delivery: delivery, log: log) else { return nil }
+            job = prepared
+        }
         var settlement = Settlement(job: job, now: now)
         if case .expand = plan {
             guard let inline = await fanOut(job, delivery: delivery, settlement: &settlement, started: started, log: log) else { return nil }
@@ -54,6 +58,7 @@ extension JobProcessor {
                                                    deliveredAt: started, latency: status.latency, roundTrip: app.metrics.roundTrip)
             await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
             tally(&settlement, devices: devices, results: results, ids: ids, app: app, started: started)
+            if let channel = job.options.channel, settlement.counts.sent > 0 { await noteBroadcast(channel, app: job.app, now: now, log: log) }
             return (settlement, log)
         }
         settlement.counts.durationMilliseconds = Self.milliseconds(since: started)

@@ -42,7 +42,8 @@ extension JobProcessor {
         let appMetrics = settlement.appMetrics ?? roster.app(job.app)?.metrics
         for event in settlement.events {
             switch event {
-            case let .deliveryFailed(_, status, reason, _, _, _), let .tokenInvalid(_, reason, status, _, _, _, _):
+            case let .deliveryFailed(_, status, reason, _, _, _), let .tokenInvalid(_, reason, status, _, _, _, _),
+                 let .broadcastFailed(_, status, reason, _, _):
                 appMetrics?.failure(reason: reason, status: status)
             default: break
             }

@@ -1,4 +1,5 @@
 import AMQP
+import BroadcastChannels
 import Logging
 import PushCore
 import PushTransport
@@ -27,6 +28,8 @@ final class JobProcessor: Sendable {
     let devicesInFlight: DevicesInFlight
     let prefetchTuner: PrefetchTuner?
     let redeliveries: RedeliveryCounter
+    /// Broadcast channels' records (storage policy, last broadcast), beside the groups in Redis.
+    let channels: ChannelRegistry
     let logger: Logger
     /// Knows every platform a job may be written for (`WorkerConfiguration.jobPlatforms`); each job
     /// is read with its app's (`ServedApp.rules`).
@@ -54,6 +57,7 @@ final class JobProcessor: Sendable {
                             maxBytesInFlight: configuration.maxBytesInFlight)
             : nil
         self.redeliveries = RedeliveryCounter(redis: redis, jobQueue: configuration.jobQueue, logger: logger)
+        self.channels = ChannelRegistry(redis: redis, prefix: configuration.channelKeyPrefix)
         self.logger = logger
         self.logsSettledJobs = logger.logLevel <= .debug
     }

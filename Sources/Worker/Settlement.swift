@@ -24,8 +24,12 @@ struct Settlement: Sendable {
     /// The app's metrics, once its devices were tallied (nil for a job that sent nothing).
     var appMetrics: AppMetrics?
 
+    /// A broadcast job's channel: its answer is a broadcast event, never a token's.
+    let channel: String?
+
     init(job: PushJob, now: UnixTime) {
         self.job = job
+        channel = job.options.channel
         counts.chunk = job.chunk
         counts.attempt = job.attempts + 1
     }
@@ -40,6 +44,10 @@ struct Settlement: Sendable {
         case .sent:
             counts.sent += 1
             if let kept = result.grantedTTL { counts.shortenedTTL(kept) }
+            if let channel { events.append(.broadcastSent(channel: channel, requestID: result.requestID)) }
+        case let .tokenInvalid(reason) where channel != nil:
+            // A channel is no device token: whatever the answer said, nothing is pruned.
+            fail(device, status: result.status, reason: reason, requestID: result.requestID)
         case let .tokenInvalid(reason):
             counts.invalid += 1
             events.append(.tokenInvalid(token: device.given, reason: reason, status: result.status, timestamp: result.timestamp,
@@ -69,6 +77,10 @@ struct Settlement: Sendable {
 
     mutating func fail(_ device: DeviceToken, status: Int, reason: String, requestID: String? = nil) {
         counts.failed += 1
+        if let channel {
+            events.append(.broadcastFailed(channel: channel, status: status, reason: reason, attempts: job.attempts + 1, requestID: requestID))
+            return
+        }
         events.append(.deliveryFailed(token: device.given, status: status, reason: reason, attempts: job.attempts + 1,
                                       requestID: requestID, isAPNsID: requestIDsAreCarried))
     }

@@ -57,6 +57,8 @@ public struct WorkerConfiguration: Sendable {
     public var retry = RetryPolicy()
     /// Group `news` of app `default` lives in the Redis set `<prefix>default:news`.
     public var groupKeyPrefix = "group:"
+    /// App `scores`' broadcast channels live in the Redis hash `<prefix>scores` (`ChannelRegistry`).
+    public var channelKeyPrefix = "pushworker:channels:"
     /// Larger messages are rejected before parsing.
     public var maxMessageBytes = 4 * 1024 * 1024
     /// How long a job for an app this worker does not serve waits in the delay queues before it is

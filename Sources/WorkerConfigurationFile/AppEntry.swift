@@ -34,6 +34,8 @@ public struct AppEntry: Sendable, Equatable {
     /// `push_type_rules` (APNs): reject (the default) or warn.
     public var pushTypeRules: APNsJobRules.PushTypeRules?
     public var url: String?
+    /// `broadcast_management_url` (APNs): the channel-management host, replacing the environment's.
+    public var broadcastManagementURL: String?
     public var port: Int?
     public var topic: String?
     public var credentials: Credentials

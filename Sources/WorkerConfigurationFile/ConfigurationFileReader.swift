@@ -22,10 +22,11 @@ public enum ConfigurationFileReader {
         "max_connections", "max_streams", "notifications_per_second", "ping_interval", "idle_timeout", "request_timeout",
         "connect_timeout", "ca_file", "proxy", "prune_invalid_tokens", "vapid", "max_origins", "service_account",
         "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services", "push_type_rules",
+        "broadcast_management_url",
     ]
     /// The settings only some platforms have: given for another, they would be silently ignored.
     static let platformKeys: [AppEntry.Platform: Set<String>] = [
-        .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12", "push_type_rules"],
+        .apns: ["environment", "url", "port", "topic", "token", "certificate", "pkcs12", "push_type_rules", "broadcast_management_url"],
         .webpush: ["vapid", "max_origins", "allow_private_endpoints", "allowed_endpoint_ports", "trusted_push_services"],
         .fcm: ["service_account", "url"],
     ]
@@ -216,6 +217,7 @@ public enum ConfigurationFileReader {
         app.port = port
         app.topic = topic
         app.pushTypeRules = reader.choice(values["push_type_rules"], at: "\(field).push_type_rules", of: APNsJobRules.PushTypeRules.self)
+        app.broadcastManagementURL = reader.string(values["broadcast_management_url"], at: "\(field).broadcast_management_url")
         readConnectionSettings(values, at: field, into: &app, reader: &reader)
         app.lines = reader.lines.filter { $0.key.hasPrefix(field + ".") || $0.key == field }
         return reader.findings.count == before && name != nil && credentials != nil ? app : nil

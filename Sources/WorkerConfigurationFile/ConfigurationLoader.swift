@@ -122,7 +122,9 @@ public enum ConfigurationLoader {
                                               port: app.port ?? 443, credentials: credentials, topic: topic)
         ConnectionSettingKeys<APNsConfiguration>.apns.apply(app, to: &configuration, fail: fail)
         if let rules = app.pushTypeRules { configuration.pushTypeRules = rules }
+        configuration.broadcastManagementURL = app.broadcastManagementURL
         do { _ = try configuration.endpoint() } catch { fail("url", error.message) }
+        do { _ = try configuration.channelManagementEndpoint() } catch { fail("broadcast_management_url", error.message) }
         guard findings.count == before else { return nil }
         return (configuration, expiry)
     }

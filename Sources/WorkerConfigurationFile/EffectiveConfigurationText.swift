@@ -58,6 +58,7 @@ public enum EffectiveConfigurationText {
             }
             lines.append("    topic: \(apns.topic.map(quoted) ?? "~")")
             lines.append("    push_type_rules: \(apns.pushTypeRules.rawValue)")
+            if let management = apns.broadcastManagementURL { lines.append("    broadcast_management_url: \(quoted(management))") }
             lines.append(contentsOf: credentialLines(app.credentials))
             lines.append(contentsOf: connectionLines(apns, .apns, app: app))
         }

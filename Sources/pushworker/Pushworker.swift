@@ -7,7 +7,7 @@ struct Pushworker: AsyncParsableCommand {
         commandName: "pushworker",
         abstract: "Delivers push notifications: RabbitMQ jobs → Redis groups → APNs over HTTP/2 → result events.",
         discussion: "Every option can also be set with an environment variable PUSHWORKER_<OPTION_IN_UPPER_SNAKE_CASE>, e.g. --amqp-url ↔ PUSHWORKER_AMQP_URL. The command line wins.",
-        subcommands: [RunCommand.self, ConfigCommand.self, SandboxCommand.self, GroupsCommand.self, SendCommand.self, EventsCommand.self, WebPushCommand.self, GatewayCommand.self, QueuesCommand.self, DeadCommand.self]
+        subcommands: [RunCommand.self, ConfigCommand.self, SandboxCommand.self, GroupsCommand.self, ChannelsCommand.self, SendCommand.self, EventsCommand.self, WebPushCommand.self, GatewayCommand.self, QueuesCommand.self, DeadCommand.self]
     )
 
     static func main() async {

@@ -14,7 +14,8 @@ struct SandboxCommand: AsyncParsableCommand {
             server.pem/server-key.pem, token-key.p8 (Key ID SANDBOXKEY, Team ID SANDBOXTM1), and a client identity for \
             topic com.example.app (client.pem, client-key.pem, client.p12 with password "sandbox").
             Rules script answers: --rule '{"token":"<hex>","status":410,"reason":"Unregistered"}' or \
-            '{"tokenPrefix":"dead","status":503,"reason":"ServiceUnavailable","times":2}'.
+            '{"tokenPrefix":"dead","status":503,"reason":"ServiceUnavailable","times":2}'; a broadcast channel's: \
+            '{"channel":"<id>","status":403,"reason":"FeatureNotEnabled"}'.
             """)
 
     @Option(help: "Address to listen on (loopback by default). [env PUSHWORKER_SANDBOX_HOST]")
@@ -46,6 +47,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(help: "The Firebase project ID the FCM service answers for.") var fcmProjectID: String = "pushworker-sandbox"
     @Option(help: "Seconds the FCM token endpoint's clock runs ahead of this machine's (negative: behind): it refuses assertions outside its window as Google does, and dates its answers by it. Default 0.")
     var fcmClockOffset: Int = 0
+    @Option(help: "Also serve APNs' broadcast channel-management API (create, read, delete and list Live Activity channels) on this port (0 = any free port; default: none). Broadcasts go to the push port. [env PUSHWORKER_SANDBOX_BROADCAST_MANAGEMENT_PORT]")
+    var broadcastManagementPort: Int?
     @Option(help: "Event loop threads (default: one per core).") var threads: Int?
     @OptionGroup var logging: LoggingOptions
 
@@ -84,6 +87,10 @@ struct SandboxCommand: AsyncParsableCommand {
               cert auth:    --apns-cert-file \(material.clientPKCS12File) --apns-cert-password sandbox   (topic com.example.app)
 
             """.utf8))
+        try await startBroadcastManagement(
+            sandbox, pushPort: boundPort,
+            port: broadcastManagementPort ?? Env["sandbox-broadcast-management-port"].flatMap({ Int($0) })
+        )
         var webPush: WebPushSandbox?
         if let webpushPort = webpushPort ?? Env["sandbox-webpush-port"].flatMap({ Int($0) }) {
             let service = WebPushSandbox(host: host, port: webpushPort, stateDirectory: stateDirectory,

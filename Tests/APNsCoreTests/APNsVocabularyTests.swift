@@ -39,6 +39,13 @@ private let responseTable: [String: (status: Int, action: String)] = [
     "InternalServerError": (500, "RETRY"),
     "ServiceUnavailable": (503, "RETRY"),
     "Shutdown": (503, "RETRY"),
+    // Apple's broadcast error page names these without statuses (the statuses are the worker's
+    // reading: not found, forbidden, bad request); a broadcast's channel is never a device token.
+    "MissingChannelId": (400, "DROP"),
+    "BadChannelId": (400, "DROP"),
+    "ChannelNotRegistered": (404, "DROP"),
+    "CannotCreateChannelConfig": (400, "DROP"),
+    "FeatureNotEnabled": (403, "AUTH"),
 ]
 
 private func outcomes(forAction action: String, reason: String) -> [DeliveryOutcome] {

@@ -35,6 +35,8 @@ struct SandboxHarness {
 
     var baseURL: String { "https://127.0.0.1:\(self.port)" }
 
+    func baseURL(port: Int?) -> String { "https://127.0.0.1:\(port ?? self.port)" }
+
     func url(token: String = Self.token) -> String { "\(self.baseURL)/3/device/\(token)" }
 
     /// An APNs provider token signed with the generated `.p8` (or any P-256 PEM).
@@ -65,13 +67,15 @@ struct SandboxHarness {
         }
     }
 
-    /// Standard APNs headers unless overridden; pass a nil value to leave a header out.
+    /// Standard APNs headers unless overridden; pass a nil value to leave a header out. `port`:
+    /// another listener of the sandbox (channel management).
     func post(
         token: String = Self.token,
         headers: [String: String?] = [:],
         body: String? = Self.payload,
         method: String = "POST",
         path: String? = nil,
+        port: Int? = nil,
         extraArguments: [String] = [],
         maxTime: Int = 20
     ) async throws -> Response {
@@ -87,7 +91,7 @@ struct SandboxHarness {
         }
         if let body { arguments += ["--data-binary", body] }
         arguments += extraArguments
-        arguments.append(path.map { self.baseURL + $0 } ?? self.url(token: token))
+        arguments.append(path.map { self.baseURL(port: port) + $0 } ?? self.url(token: token))
         let result = try await ExternalTool.run("curl", arguments)
         return Self.parse(result)
     }

@@ -124,3 +124,51 @@ import Testing
         #expect(Self.plan([("a", Self.refused)], configuration: failuresOnly).completion != nil)
     }
 }
+
+/// A broadcast's answer is a broadcast event, never a token's: nothing to prune, nothing to blame a device for.
+@Suite struct BroadcastSettlementTests {
+    static let channel = "dHN0LXNyY2gtY2hubA=="
+
+    static func plan(_ result: PushResult, attempts: Int = 0) throws -> SettlementPlan {
+        var options = APNsJobOptions(pushType: .liveactivity)
+        options.channel = channel
+        let device = DeviceToken(identity: channel, given: channel)
+        let job = PushJob(id: "b1", app: "scores", tokens: [device], options: options, payload: Array(#"{"aps":{}}"#.utf8), attempts: attempts)
+        let configuration = try SettlementPlanTests.configuration()
+        var settlement = Settlement(job: job, now: SettlementPlanTests.time)
+        settlement.record(device, result, retry: configuration.retry)
+        return SettlementPlan(settlement, configuration: configuration, time: SettlementPlanTests.time)
+    }
+
+    @Test func aSentBroadcastNamesItsChannelAndRequest() throws {
+        let plan = try Self.plan(PushResult(status: 200, reason: nil, requestID: "0b2f7a1e-3c9d-4e8a-9f61-2d7c5b4a3e10", outcome: .sent))
+        #expect(plan.messages.map(\.routingKey) == ["broadcast.sent"])
+        let body = try SettlementPlanTests.members(plan.messages[0].body)
+        #expect(body["channel"] == .string(Self.channel) && body["apns_request_id"] == .string("0b2f7a1e-3c9d-4e8a-9f61-2d7c5b4a3e10"))
+        #expect(body["token"] == nil)
+    }
+
+    @Test func aFailedBroadcastIsNeverATokenEvent() throws {
+        for result in [PushResult(status: 404, reason: "ChannelNotRegistered", outcome: .permanentFailure(reason: "ChannelNotRegistered")),
+                       PushResult(status: 410, reason: "Unregistered", outcome: .tokenInvalid(reason: "Unregistered"))] {
+            let plan = try Self.plan(result)
+            #expect(plan.messages.map(\.routingKey) == ["broadcast.failed"], "\(result)")
+            let body = try SettlementPlanTests.members(plan.messages[0].body)
+            #expect(body["reason"] == .string(result.reason ?? "") && body["status"] == .int(Int64(result.status)) && body["attempts"] == .int(1))
+        }
+    }
+
+    @Test func aBusyServiceRetriesTheBroadcastOnTheLadder() throws {
+        let plan = try Self.plan(PushResult(status: 429, reason: "TooManyRequests", outcome: .retryable(reason: "TooManyRequests")))
+        #expect(plan.messages.map(\.routingKey) == ["push.jobs.retry.1s"])
+        let text = String(decoding: plan.messages[0].body, as: UTF8.self)
+        #expect(text.contains(#""channel":"\#(Self.channel)""#) && !text.contains(#""tokens""#))
+    }
+
+    @Test func featureNotEnabledHoldsTheApp() throws {
+        let outcome = DeliveryOutcome(apnsStatus: 403, reason: "FeatureNotEnabled")
+        let plan = try Self.plan(PushResult(status: 403, reason: "FeatureNotEnabled", outcome: outcome))
+        #expect(plan.credentialsRefused == "FeatureNotEnabled")
+        #expect(plan.messages.map(\.routingKey) == ["push.jobs"], "the broadcast waits in the job queue, not dead-lettered")
+    }
+}
