@@ -1,5 +1,6 @@
 import HTTP2
 import Logging
+import NIOConcurrencyHelpers
 import APNsCore
 import PushCore
 import PushTransport
@@ -13,7 +14,9 @@ public final class APNsClient: PushTransport {
     let http: HTTP2Client
     private let builder: APNsRequestBuilder
     private let headerCache = APNsHeaderCache()
-    private let logger: Logger
+    let logger: Logger
+    /// The channel-management client, made by the first channel operation (`BroadcastChannelManaging`).
+    let channelManagers = NIOLockedValueBox<APNsChannelManager?>(nil)
 
     public init(configuration: APNsConfiguration, logger: Logger) throws(APNsConfigurationError) {
         let endpoint = try configuration.endpoint()
@@ -97,6 +100,7 @@ public final class APNsClient: PushTransport {
 
     public func shutdown() async {
         await http.shutdown()
+        if let manager = channelManagers.withLockedValue({ $0 }) { await manager.shutdown() }
     }
 
     static func result(from response: HTTP2Response) -> PushResult {

@@ -7,7 +7,8 @@ import Redis
 /// (the storage policy, which decides `apns-expiration`).
 public struct ChannelRegistry: Sendable {
     public static let defaultPrefix = "pushworker:channels:"
-    /// Apple allows 10,000 channels per app and environment; `list` warns from 90%.
+    /// Apple allows 10,000 channels per app and environment; `list` and the worker warn from 90%.
+    public static let platformLimit = 10_000
     public static let warningShare = 0.9
 
     private let redis: RedisClient
@@ -62,6 +63,16 @@ public struct ChannelRegistry: Sendable {
         var seen = Set<String>()
         records = records.filter { seen.insert($0.id).inserted }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         return (records, Array(Set(unreadable)).sorted())
+    }
+
+    /// How many channels the registry holds for the app.
+    public func count(app: String) async throws(RedisError) -> Int {
+        let reply = try await redis.command(["HLEN", key(app: app)])
+        switch reply {
+        case let .integer(count): return Int(count)
+        case let .error(text): throw RedisError(.reply, "HLEN \(key(app: app)): \(text)")
+        default: throw RedisError(.reply, "HLEN \(key(app: app)): unexpected answer")
+        }
     }
 
     @discardableResult

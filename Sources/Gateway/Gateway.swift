@@ -77,6 +77,12 @@ public final class Gateway: Sendable {
         router.delete("/v1/groups/:app/:group") { request, context in
             await self.respond { () throws(GatewayAnswer) in try await self.changeGroup(request, context: context, adding: false) }
         }
+        router.post("/v1/channels/:app") { request, context in
+            await self.respond { () throws(GatewayAnswer) in try await self.channelOperation(request, context: context, deleting: false) }
+        }
+        router.delete("/v1/channels/:app/:channel") { request, context in
+            await self.respond { () throws(GatewayAnswer) in try await self.channelOperation(request, context: context, deleting: true) }
+        }
         router.get("/healthz") { _, _ in await self.health().response }
         // Always routed: a reload may turn the relay on or off.
         router.post("/relay-to/**") { request, context in
@@ -151,6 +157,36 @@ public final class Gateway: Sendable {
             writer.field(adding ? "added" : "removed", changed)
             writer.field("group", group)
             writer.field("app", app)
+        }
+    }
+
+    /// A channel operation published as a job (`ChannelIntake`): 202 once the broker confirmed it.
+    func channelOperation(_ request: Request, context: GatewayRequestContext, deleting: Bool) async throws(GatewayAnswer) -> GatewayAnswer {
+        let configuration = self.configuration
+        let key = try authorize(request, in: configuration)
+        let app = context.parameters.get("app") ?? ""
+        let apps = configuration.settings.apps
+        guard let platform = apps[app] else {
+            throw GatewayAnswer.error(404, "unknown app \"\(app)\" (this gateway knows: \(apps.keys.sorted().joined(separator: ", ")))")
+        }
+        guard key.allows(app: app) else { throw GatewayAnswer.error(403, "API key \(key.name) may not manage this app's channels") }
+        guard platform == .apns else {
+            throw GatewayAnswer.error(400, "app \"\(app)\" is a \(platform.rawValue) app; broadcast channels are APNs'", field: "app")
+        }
+        let id = ChannelIntake.newID()
+        let job = deleting
+            ? try ChannelIntake.delete(app: app, channel: context.parameters.get("channel") ?? "", id: id)
+            : try ChannelIntake.create(app: app, body: try await body(of: request, limit: configuration.settings.maxBodyBytes), id: id)
+        do throws(GatewayAnswer) { try await publisher.publish(body: job, id: id) } catch {
+            counters.add { $0.publishFailures += 1 }
+            throw error
+        }
+        counters.add { $0.jobsAccepted += 1 }
+        return .json(202) { writer in
+            writer.field("id", id)
+            writer.field("app", app)
+            writer.field("channel_op", deleting ? "delete" : "create")
+            writer.field("queue", settings.jobQueue)
         }
     }
 

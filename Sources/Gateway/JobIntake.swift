@@ -40,6 +40,9 @@ struct JobIntake: Sendable {
             if forbidden, let key {
                 throw GatewayAnswer.error(403, "API key \(key.name) may not send to this app", field: "app")
             }
+            if error.field == ChannelOperation.field {
+                throw GatewayAnswer.error(400, "channel operations go to POST /v1/channels/APP and DELETE /v1/channels/APP/ID", field: error.field)
+            }
             throw GatewayAnswer.error(400, error.problem, field: error.field)
         }
     }

@@ -16,6 +16,11 @@ public enum PushEvent: Sendable, Hashable {
     /// `apns-request-id`). A broadcast never yields a token event: it names no device.
     case broadcastSent(channel: String, requestID: String?)
     case broadcastFailed(channel: String, status: Int, reason: String, attempts: Int, requestID: String?)
+    /// A channel operation's answer (`ChannelOperation`): made, deleted, or refused (`status` 0
+    /// when APNs gave no answer).
+    case channelCreated(channel: String, storagePolicy: Int, label: String?, endsAt: Int?)
+    case channelDeleted(channel: String)
+    case channelFailed(operation: String, channel: String?, status: Int, reason: String)
 
     public var routingKey: String {
         switch self {
@@ -26,6 +31,9 @@ public enum PushEvent: Sendable, Hashable {
         case .groupMissing: "group.missing"
         case .broadcastSent: "broadcast.sent"
         case .broadcastFailed: "broadcast.failed"
+        case .channelCreated: "channel.created"
+        case .channelDeleted: "channel.deleted"
+        case .channelFailed: "channel.failed"
         }
     }
 
@@ -67,6 +75,18 @@ public enum PushEvent: Sendable, Hashable {
             writer.field("reason", reason)
             writer.field("attempts", attempts)
             writer.field("apns_request_id", requestID)
+        case let .channelCreated(channel, storagePolicy, label, endsAt):
+            writer.field("channel", channel)
+            writer.field("storage_policy", storagePolicy)
+            if let label { writer.field("label", label) }
+            if let endsAt { writer.field("ends_at", endsAt) }
+        case let .channelDeleted(channel):
+            writer.field("channel", channel)
+        case let .channelFailed(operation, channel, status, reason):
+            writer.field("operation", operation)
+            writer.field("channel", channel)
+            writer.field("status", status)
+            writer.field("reason", reason)
         case let .jobCompleted(counts):
             // One per job: names with their punctuation (JSONWriter.Name).
             writer.field(Names.chunk, counts.chunk)

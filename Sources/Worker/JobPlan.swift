@@ -14,6 +14,8 @@ enum JobPlan: Sendable {
     case expand(PushJob)
     /// Names its devices, but its expiration has passed: each gets delivery.failed "Expired".
     case expire(PushJob)
+    /// Creates or deletes a broadcast channel (`channel_op`), answered with a channel event.
+    case manageChannel(ChannelOperation)
 
     /// - Parameter unknownApp: the job's app, when that is why it was refused.
     static func decide(_ parsed: Result<PushJob, JobRejection>, unknownApp: String? = nil, chunkSize: Int, now: UnixTime) -> JobPlan {

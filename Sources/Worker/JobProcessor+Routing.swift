@@ -10,7 +10,7 @@ extension JobProcessor {
         // The bulk lane's consumer has its own fixed prefetch.
         if case .send(let job) = plan, job.bulk { return }
         let devices = switch plan {
-        case .reject, .unknownApp: 1
+        case .reject, .unknownApp, .manageChannel: 1
         case .send(let job), .expire(let job): job.tokens.count
         case .expand: configuration.chunkSize
         }
@@ -24,6 +24,11 @@ extension JobProcessor {
     func plan(_ delivery: AMQPDelivery, now: UnixTime) -> JobPlan {
         var unknownApp: String?
         let parsed = parse(delivery, now: now, unknownApp: &unknownApp)
+        // `channel_op` is no push job's field: the message is a channel operation (rare, so read
+        // only once the job parser has said so).
+        if case .failure(let rejection) = parsed, rejection.field == ChannelOperation.field {
+            return channelOperationPlan(delivery)
+        }
         return JobPlan.decide(parsed, unknownApp: unknownApp, chunkSize: configuration.chunkSize, now: now)
     }
 

@@ -14,6 +14,9 @@ extension JobProcessor {
         case .reject(let rejection):
             await reject(delivery, rejection, now: now)
             return nil
+        case .manageChannel(let operation):
+            await manageChannel(operation, delivery: delivery, now: now)
+            return nil
         case .unknownApp(let app, let rejection):
             await holdOrReject(delivery, unknownApp: app, rejection: rejection, now: now)
             return nil

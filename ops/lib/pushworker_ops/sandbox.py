@@ -11,6 +11,7 @@ from .processes import log_tail, spawn, stop
 LISTENING = re.compile(rb"APNs sandbox listening on https://\S+:(\d+)")
 WEBPUSH_LISTENING = re.compile(rb"Web Push sandbox listening on https://\S+:(\d+)")
 FCM_LISTENING = re.compile(rb"FCM sandbox listening on https://\S+:(\d+)")
+MANAGEMENT_LISTENING = re.compile(rb"APNs channel management listening on https://\S+:(\d+)")
 
 
 class Sandbox:
@@ -23,6 +24,7 @@ class Sandbox:
         self.port = None
         self.webpush_port = None
         self.fcm_port = None
+        self.management_port = None
 
     def start(self, same_port=False, timeout=120, rules=(), go_away_every=None):
         """Starts it on a free port, or with same_port on the one it had (a restart: the workers
@@ -32,6 +34,7 @@ class Sandbox:
         port = self.port if same_port and self.port else 0
         webpush_port = self.webpush_port if same_port and self.webpush_port else 0
         fcm_port = self.fcm_port if same_port and self.fcm_port else 0
+        management_port = self.management_port if same_port and self.management_port else 0
         self.port = None
         logged_before = self.log_path.stat().st_size if self.log_path.exists() else 0
         options = ["--latency-ms", str(self.latency_ms)] if self.latency_ms is not None else []
@@ -41,6 +44,8 @@ class Sandbox:
             options += ["--go-away-every", str(go_away_every)]
         # Its Web Push and FCM services too, each on a port of its own (ops/faults' webpush-429, fcm-goaway).
         options += ["--webpush-port", str(webpush_port), "--fcm-port", str(fcm_port)]
+        # Its Live Activity channel-management API (ops/gateway-check's http-channels).
+        options += ["--broadcast-management-port", str(management_port)]
         self.process = spawn(self.name, [self.binary, "sandbox", "--port", str(port), "--state-directory", str(self.state),
                                          *options, "--log-level", "warning"],
                              self.log_path, env=self.env, new_session=self.new_session)
@@ -50,8 +55,10 @@ class Sandbox:
                 log.seek(logged_before)
                 text = log.read()
             match, webpush, fcm = LISTENING.search(text), WEBPUSH_LISTENING.search(text), FCM_LISTENING.search(text)
-            if match and webpush and fcm:
+            management = MANAGEMENT_LISTENING.search(text)
+            if match and webpush and fcm and management:
                 self.port = int(match.group(1))
+                self.management_port = int(management.group(1))
                 self.webpush_port = int(webpush.group(1))
                 self.fcm_port = int(fcm.group(1))
                 break
@@ -65,6 +72,7 @@ class Sandbox:
         self.url = f"https://127.0.0.1:{self.port}"
         self.webpush_url = f"https://127.0.0.1:{self.webpush_port}"
         self.fcm_url = f"https://127.0.0.1:{self.fcm_port}"
+        self.management_url = f"https://127.0.0.1:{self.management_port}"
         self.fcm_service_account = str(self.state / "fcm-service-account.json")
         self.ca = str(self.state / "ca.pem")
         self.key = str(self.state / "token-key.p8")
