@@ -14,6 +14,11 @@ extension APNsClient {
             let reason = "no topic: a broadcast goes to /4/broadcasts/apps/<bundle ID>; give the app's topic or the job's"
             return completion(PushResult(status: 0, reason: reason, requestID: requestID, outcome: .permanentFailure(reason: reason)))
         }
+        // The bundle ID goes into the path: a job's topic with a path's own characters is no bundle ID.
+        guard bundleID.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "#") }) else {
+            let reason = "topic \(bundleID.prefix(80)) is not a bundle ID (it would change the broadcast's path)"
+            return completion(PushResult(status: 0, reason: reason, requestID: requestID, outcome: .permanentFailure(reason: reason)))
+        }
         var headers = [
             HTTP2Header(name: "apns-channel-id", value: channel),
             HTTP2Header(name: "apns-push-type", value: APNsPushType.liveactivity.rawValue),
