@@ -50,7 +50,9 @@ struct ChannelsCommand: AsyncParsableCommand {
                 do {
                     try await session.registry.save(record, app: session.app)
                 } catch {
-                    throw ValidationError("channel \(id) was created at APNs but not recorded in Redis (\(error)); record it again with: pushworker channels show \(session.app) \(id)")
+                    printError("channel \(id) was created at APNs but not recorded in Redis (\(error)); record it with: pushworker channels show \(session.app) \(id)")
+                    print(id)
+                    throw ExitCode.failure
                 }
                 print(id)
             }
@@ -110,7 +112,8 @@ struct ChannelsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard yes || ChannelsCommand.confirm("Delete channel \(id) of app \(target.app)? Its activities get no further broadcasts. [y/N] ") else {
-                throw ValidationError("not deleted (give --yes to skip the question)")
+                printError("not deleted (give --yes to skip the question)")
+                throw ExitCode.failure
             }
             try await ChannelSession.with(target) { session in
                 do throws(APNsChannelError) {
@@ -118,7 +121,8 @@ struct ChannelsCommand: AsyncParsableCommand {
                 } catch let error where error.reason == "ChannelNotRegistered" {
                     printError("note: APNs has no channel \(id) (already deleted); removing it from Redis")
                 } catch {
-                    throw ValidationError("APNs: \(error)")
+                    printError("APNs: \(error)")
+                    throw ExitCode.failure
                 }
                 try await session.registry.remove(id, app: session.app)
                 print("deleted \(id)")
@@ -237,6 +241,10 @@ struct ChannelSession {
 
     /// Runs an APNs request, turning its failure into a one-line error.
     func apns<Value>(_ request: () async throws -> Value) async throws -> Value {
-        do { return try await request() } catch let error as APNsChannelError { throw ValidationError("APNs: \(error)") }
+        // A refusal at run time is no usage mistake: the message alone, and a failing exit status.
+        do { return try await request() } catch let error as APNsChannelError {
+            printError("APNs: \(error)")
+            throw ExitCode.failure
+        }
     }
 }
