@@ -45,7 +45,7 @@ public final class AMQPClient: Sendable {
             _ = try wakeSignal.get()
             try OwnerThread.start(name: "amqp") { [self] in
                 heartbeat.running()
-                ConnectionLoop(client: self).run()
+                ConnectionLoop.run(client: self)
             }
         } catch {
             markUnusable(AMQPError(code: .library, message: "cannot start the AMQP thread: \(error.message)"))

@@ -1,5 +1,4 @@
 @testable import AMQP
-import NIOConcurrencyHelpers
 import Testing
 
 @Suite struct AMQPBookkeepingTests {
@@ -152,16 +151,12 @@ import Testing
     }
 
     @Test func confirmsSettleInOrderWithMultiple() {
-        let results = NIOLockedValueBox<[Int: Bool]>([:])
-        var confirms = PublishConfirms()
-        for index in 1...5 {
-            confirms.record(completion: { result in
-                results.withLockedValue { $0[index] = (try? result.get()) != nil }
-            }, returnKey: nil)
-        }
-        for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
-        for (completion, result) in confirms.settle(deliveryTag: 5, multiple: false, nacked: true) { completion(result) }
-        #expect(results.withLockedValue { $0 } == [1: true, 2: true, 3: true, 5: false])
+        var results: [Int: Bool] = [:]
+        var confirms = PublishConfirms<Int>()
+        for index in 1...5 { confirms.record(index, returnKey: nil) }
+        for (index, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { results[index] = (try? result.get()) != nil }
+        for (index, result) in confirms.settle(deliveryTag: 5, multiple: false, nacked: true) { results[index] = (try? result.get()) != nil }
+        #expect(results == [1: true, 2: true, 3: true, 5: false])
         #expect(confirms.outstanding == 1)
         let failed = confirms.reset(failingWith: AMQPError(code: .connectionLost, message: "x"))
         #expect(failed.count == 1)
@@ -170,23 +165,20 @@ import Testing
 
     @Test("confirms over many publishes: single, multiple and out-of-order acks across the array's compaction")
     func confirmsAcrossCompaction() {
-        let settled = NIOLockedValueBox<[Int: Bool]>([:])
-        var confirms = PublishConfirms()
+        var settled: [Int: Bool] = [:]
+        var confirms = PublishConfirms<Int>()
         func publish(_ count: Int) {
-            for _ in 0..<count {
-                let sequence = Int(confirms.nextSequence)
-                confirms.record(completion: { result in
-                    settled.withLockedValue { $0[sequence] = (try? result.get()) != nil }
-                }, returnKey: nil)
-            }
+            for _ in 0..<count { confirms.record(Int(confirms.nextSequence), returnKey: nil) }
         }
         func settle(_ tag: UInt64, multiple: Bool, nacked: Bool = false) {
-            for (completion, result) in confirms.settle(deliveryTag: tag, multiple: multiple, nacked: nacked) { completion(result) }
+            for (sequence, result) in confirms.settle(deliveryTag: tag, multiple: multiple, nacked: nacked) {
+                settled[sequence] = (try? result.get()) != nil
+            }
         }
         publish(200)
         settle(2, multiple: false)                 // a gap at 1
         settle(150, multiple: true)                // 1 and 3...150; the settled prefix is dropped
-        #expect(settled.withLockedValue { $0.count } == 150)
+        #expect(settled.count == 150)
         publish(100)                               // 201...300
         settle(160, multiple: false, nacked: true)
         settle(155, multiple: false)
@@ -194,37 +186,32 @@ import Testing
         settle(999, multiple: false)               // unknown: ignored
         #expect(confirms.outstanding == 148)
         settle(300, multiple: true)
-        let result = settled.withLockedValue { $0 }
-        #expect(result.count == 300)
-        #expect(result.filter { !$0.value }.map(\.key) == [160])
+        #expect(settled.count == 300)
+        #expect(settled.filter { !$0.value }.map(\.key) == [160])
         #expect(confirms.outstanding == 0)
         publish(1)
         #expect(confirms.nextSequence == 302)
         settle(301, multiple: false)
-        #expect(settled.withLockedValue { $0[301] } == true)
+        #expect(settled[301] == true)
     }
 
     @Test func returnMatchesTheRightMandatoryPublish() {
-        let outcome = NIOLockedValueBox<[Int: String]>([:])
-        var confirms = PublishConfirms()
-        func key(_ routingKey: String, _ messageID: String) -> PublishConfirms.ReturnKey {
+        var outcome: [Int: String] = [:]
+        var confirms = PublishConfirms<Int>()
+        func key(_ routingKey: String, _ messageID: String) -> PublishConfirms<Int>.ReturnKey {
             .init(exchange: "x", routingKey: routingKey, bodyCount: 3, properties: AMQPProperties(messageID: messageID))
         }
         let keys = [key("routable", "a"), key("nowhere", "b"), key("nowhere", "c")]
-        for (index, returnKey) in keys.enumerated() {
-            confirms.record(completion: { result in
-                outcome.withLockedValue { state in
-                    switch result {
-                    case .success: state[index] = "ok"
-                    case .failure(let error): state[index] = "\(error.code)"
-                    }
-                }
-            }, returnKey: returnKey)
-        }
+        for (index, returnKey) in keys.enumerated() { confirms.record(index, returnKey: returnKey) }
         let matched = confirms.markReturned(key("nowhere", "c"), replyCode: 312, replyText: "NO_ROUTE")
         let unmatched = confirms.markReturned(key("other", "z"), replyCode: 312, replyText: "NO_ROUTE")
         #expect(matched && !unmatched)
-        for (completion, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) { completion(result) }
-        #expect(outcome.withLockedValue { $0 } == [0: "ok", 1: "ok", 2: "unroutable"])
+        for (index, result) in confirms.settle(deliveryTag: 3, multiple: true, nacked: false) {
+            switch result {
+            case .success: outcome[index] = "ok"
+            case .failure(let error): outcome[index] = "\(error.code)"
+            }
+        }
+        #expect(outcome == [0: "ok", 1: "ok", 2: "unroutable"])
     }
 }

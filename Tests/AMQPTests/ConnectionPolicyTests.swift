@@ -1,5 +1,4 @@
 @testable import AMQP
-import NIOConcurrencyHelpers
 import Testing
 
 /// The AMQP owner thread's policy, driven by events with a clock passed in: no broker, no waiting.
@@ -7,20 +6,16 @@ import Testing
     typealias Instant = ContinuousClock.Instant
     let start = ContinuousClock.now
 
-    /// Counts each publish's completions, so a test sees that each completes exactly once.
-    final class Completions: Sendable {
-        let results = NIOLockedValueBox<[Int: [Bool]]>([:])
-        func request(_ id: Int, mandatory: Bool = false) -> PublishRequest {
-            PublishRequest(exchange: "x", routingKey: "k", body: [1, 2, 3], properties: AMQPProperties(), mandatory: mandatory,
-                           completion: { [results] result in
-                               results.withLockedValue { $0[id, default: []].append((try? result.get()) != nil) }
-                           })
-        }
-        var snapshot: [Int: [Bool]] { results.withLockedValue { $0 } }
-    }
+    /// Publishes are ids here: the policy hands them back with their results.
+    typealias ConnectionPolicy = AMQP.ConnectionPolicy<Int>
+    static let mandatoryKey = PublishConfirms<Int>.ReturnKey(exchange: "x", routingKey: "k", bodyCount: 3, properties: AMQPProperties())
 
-    static func run(_ settled: PublishConfirms.Settled) {
-        for (completion, result) in settled { completion(result) }
+    /// Each publish's results, so a test sees that each completes exactly once.
+    struct Results {
+        var all: [Int: [Bool]] = [:]
+        mutating func run(_ settled: ConnectionPolicy.Settled) {
+            for (id, result) in settled { all[id, default: []].append((try? result.get()) != nil) }
+        }
     }
 
     @Test func aSingleAckIncludingTheOldestWaitsForTheAckDelay() {
@@ -28,9 +23,9 @@ import Testing
         for tag in UInt64(1)...4 { policy.delivered(tag) }
         policy.ackRequested(1, now: start)
         policy.ackRequested(2, now: start)
-        let early = policy.dueAcks(now: start + .microseconds(500))
+        let early = policy.dueAcks(now: start + .microseconds(500), smallestPrefetch: .max)
         #expect(early.isEmpty)
-        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay)
+        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay, smallestPrefetch: .max)
         #expect(acks.map(\.tag) == [2] && acks.map(\.multiple) == [true])
         #expect(policy.pendingAckCount == 0)
     }
@@ -41,22 +36,21 @@ import Testing
         policy.ackRequested(3, now: start)
         policy.ackRequested(4, now: start)
         // 1 is still in flight: nothing is due at the ack delay.
-        let held = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay * 10)
+        let held = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay * 10, smallestPrefetch: .max)
         #expect(held.isEmpty)
         #expect(policy.millisecondsUntilAcksDue(now: start) == 100)
-        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackHoldLimit)
+        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackHoldLimit, smallestPrefetch: .max)
         #expect(acks.map(\.tag) == [3, 4] && acks.allSatisfy { !$0.multiple })
     }
 
     @Test func halfThePrefetchWaitingSendsEverything() {
         var policy = ConnectionPolicy()
-        policy.smallestPrefetch = 8
         for tag in UInt64(1)...8 { policy.delivered(tag) }
         for tag in UInt64(2)...4 { policy.ackRequested(tag, now: start) }
-        #expect(policy.acksDue(now: start) == nil)
+        #expect(policy.acksDue(now: start, smallestPrefetch: 8) == nil)
         policy.ackRequested(5, now: start)
-        #expect(policy.acksDue(now: start) == .all)
-        let all = policy.dueAcks(now: start)
+        #expect(policy.acksDue(now: start, smallestPrefetch: 8) == .all)
+        let all = policy.dueAcks(now: start, smallestPrefetch: 8)
         #expect(all.map(\.tag) == [2, 3, 4, 5])
     }
 
@@ -65,9 +59,9 @@ import Testing
         let batch = UInt64(policy.timing.ackBatch)
         for tag in 1...batch + 1 { policy.delivered(tag) }
         for tag in 1..<batch { policy.ackRequested(tag, now: start) }
-        #expect(policy.acksDue(now: start) == nil)
+        #expect(policy.acksDue(now: start, smallestPrefetch: .max) == nil)
         policy.ackRequested(batch, now: start)
-        let acks = policy.dueAcks(now: start)
+        let acks = policy.dueAcks(now: start, smallestPrefetch: .max)
         #expect(acks.map(\.tag) == [batch])
     }
 
@@ -96,8 +90,7 @@ import Testing
 
     @Test func aBrokerThatConfirmsNothingForTheTimeoutIsGone() {
         var policy = ConnectionPolicy()
-        let completions = Completions()
-        policy.written(completions.request(1), now: start)
+        policy.written(1, returnKey: nil, now: start)
         guard case .fine = policy.checkConfirms(now: start + policy.timing.confirmTimeout - .seconds(1)) else {
             Issue.record("timed out early"); return
         }
@@ -109,8 +102,7 @@ import Testing
     /// A memory alarm can block the connection for minutes; reconnecting would send the held jobs again.
     @Test func noTimeoutWhileTheBrokerBlocksTheConnection() {
         var policy = ConnectionPolicy()
-        let completions = Completions()
-        policy.written(completions.request(1), now: start)
+        policy.written(1, returnKey: nil, now: start)
         policy.brokerBlocked()
         guard case .fine = policy.checkConfirms(now: start + policy.timing.confirmTimeout * 10) else {
             Issue.record("timed out while blocked"); return
@@ -119,79 +111,77 @@ import Testing
 
     @Test func publishesWaitWhileBlockedAndGoInOrderAfter() {
         var policy = ConnectionPolicy()
-        let completions = Completions()
+        var results = Results()
         policy.brokerBlocked()
-        let first = policy.admit(completions.request(1)), second = policy.admit(completions.request(2))
+        let first = policy.admit(1), second = policy.admit(2)
         #expect(!first && !second)
         let held = policy.brokerUnblocked(now: start)
         #expect(held.count == 2 && policy.heldPublishCount == 0)
-        let third = policy.admit(completions.request(3))
+        let third = policy.admit(3)
         #expect(third)
-        for request in held { request.completion(.success(())) }
-        #expect(completions.snapshot == [1: [true], 2: [true]])
+        results.run(held.map { ($0, .success(())) })
+        #expect(results.all == [1: [true], 2: [true]])
     }
 
     /// One publish the broker never confirms, while it confirms every other: it fails once its age
     /// passes the limit (the caller's retry path), and its slot does not keep every later one.
     @Test func aPublishNeverConfirmedExpiresAndDoesNotPinMemory() {
         var policy = ConnectionPolicy()
-        let completions = Completions()
+        var results = Results()
         var now = start
         var largestSlots = 0
         // 4,000 publishes a second for 90 s; sequence 5 is never confirmed.
         for second in 0..<90 {
             for index in 0..<4_000 {
                 let id = second * 4_000 + index + 1
-                policy.written(completions.request(id), now: now)
-                if id != 5 { Self.run(policy.confirmed(UInt64(id), multiple: false, nacked: false, now: now)) }
+                policy.written(id, returnKey: nil, now: now)
+                if id != 5 { results.run(policy.confirmed(UInt64(id), multiple: false, nacked: false, now: now)) }
             }
             now = start + .seconds(second + 1)
-            if case .expired(let settled) = policy.checkConfirms(now: now) { Self.run(settled) }
+            if case .expired(let settled) = policy.checkConfirms(now: now) { results.run(settled) }
             largestSlots = max(largestSlots, policy.confirms.slotCount)
         }
-        let results = completions.snapshot
-        #expect(results[5] == [false], "the unconfirmed publish fails once")
-        #expect(results.count == 360_000 && results.values.allSatisfy { $0.count == 1 })
+        let all = results.all
+        #expect(all[5] == [false], "the unconfirmed publish fails once")
+        #expect(all.count == 360_000 && all.values.allSatisfy { $0.count == 1 })
         #expect(policy.confirms.outstanding == 0)
-        #expect(largestSlots <= 2 * PublishConfirms.sweepSize, "slots: \(largestSlots)")
+        #expect(largestSlots <= 2 * PublishConfirms<Int>.sweepSize, "slots: \(largestSlots)")
     }
 
     @Test func expiryWaitsForTheAgeLimitAndRestartsAfterABlock() {
         var policy = ConnectionPolicy()
-        let completions = Completions()
-        policy.written(completions.request(1), now: start)
-        policy.written(completions.request(2), now: start)
-        Self.run(policy.confirmed(2, multiple: false, nacked: false, now: start))
+        var results = Results()
+        policy.written(1, returnKey: nil, now: start)
+        policy.written(2, returnKey: nil, now: start)
+        results.run(policy.confirmed(2, multiple: false, nacked: false, now: start))
         _ = policy.checkConfirms(now: start)
         policy.brokerBlocked()
         guard case .fine = policy.checkConfirms(now: start + .seconds(120)) else { Issue.record("expired while blocked"); return }
         _ = policy.brokerUnblocked(now: start + .seconds(120))
         guard case .fine = policy.checkConfirms(now: start + .seconds(170)) else { Issue.record("expired early"); return }
         // Other confirms keep the broker counted as alive.
-        policy.written(completions.request(3), now: start + .seconds(175))
-        Self.run(policy.confirmed(3, multiple: false, nacked: false, now: start + .seconds(179)))
+        policy.written(3, returnKey: nil, now: start + .seconds(175))
+        results.run(policy.confirmed(3, multiple: false, nacked: false, now: start + .seconds(179)))
         guard case .expired(let settled) = policy.checkConfirms(now: start + .seconds(181)) else { Issue.record("not expired"); return }
-        Self.run(settled)
-        #expect(completions.snapshot == [1: [false], 2: [true], 3: [true]])
+        results.run(settled)
+        #expect(results.all == [1: [false], 2: [true], 3: [true]])
     }
 
     /// The one reset: outstanding and held publishes fail exactly once, acks and deliveries are forgotten.
     @Test func resetFailsEveryPublishOnceAndForgetsDeliveries() {
         var policy = ConnectionPolicy()
-        policy.smallestPrefetch = 50
-        let completions = Completions()
-        policy.written(completions.request(1), now: start)
-        policy.written(completions.request(2, mandatory: true), now: start)
+        var results = Results()
+        policy.written(1, returnKey: nil, now: start)
+        policy.written(2, returnKey: Self.mandatoryKey, now: start)
         policy.brokerBlocked()
-        _ = policy.admit(completions.request(3))
+        _ = policy.admit(3)
         policy.delivered(1)
         policy.ackRequested(1, now: start)
-        Self.run(policy.reset(failingWith: AMQPError(code: .connectionLost, message: "gone")))
-        #expect(completions.snapshot == [1: [false], 2: [false], 3: [false]])
+        results.run(policy.reset(failingWith: AMQPError(code: .connectionLost, message: "gone")))
+        #expect(results.all == [1: [false], 2: [false], 3: [false]])
         #expect(!policy.blocked && policy.pendingAckCount == 0 && policy.unacked.count == 0)
         #expect(policy.confirms.outstanding == 0 && policy.confirms.nextSequence == 1)
-        #expect(policy.smallestPrefetch == 50, "the consumers outlive the connection")
-        Self.run(policy.reset(failingWith: AMQPError(code: .connectionLost, message: "again")))
-        #expect(completions.snapshot == [1: [false], 2: [false], 3: [false]])
+        results.run(policy.reset(failingWith: AMQPError(code: .connectionLost, message: "again")))
+        #expect(results.all == [1: [false], 2: [false], 3: [false]])
     }
 }

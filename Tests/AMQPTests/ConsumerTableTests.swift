@@ -10,7 +10,7 @@ import Testing
     /// The table after a consume of "q" at `prefetch` that the broker confirmed.
     static func consuming(prefetch: UInt16) -> ConsumerTable {
         var table = ConsumerTable()
-        _ = table.consume(queue: "q", prefetch: prefetch, maxBodyBytes: 1, handler: handler)
+        _ = table.consume(queue: "q", prefetch: prefetch, maxBodyBytes: 1)
         table.starting("pushworker.1")
         _ = table.started("pushworker.1")
         return table
@@ -18,13 +18,13 @@ import Testing
 
     @Test func consumingAQueueTwiceKeepsOneConsumer() {
         var table = ConsumerTable()
-        let first = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        let first = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         #expect(first == .start(tag: "pushworker.1"))
         table.starting("pushworker.1")
         _ = table.started("pushworker.1")
-        let same = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        let same = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         #expect(same == .unchanged(tag: "pushworker.1"))
-        let other = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1, handler: Self.handler)
+        let other = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1)
         #expect(other == .start(tag: "pushworker.2"))
         #expect(table.count == 2 && table.smallestActivePrefetch == 5)
         #expect(!table.changeInFlight)
@@ -33,12 +33,12 @@ import Testing
     /// A new prefetch restarts the consumer: cancel first, start on the cancel-ok.
     @Test func aNewPrefetchStartsAfterTheCancelOk() {
         var table = Self.consuming(prefetch: 10)
-        let retune = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        let retune = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         #expect(retune == .cancelThenStart(tag: "pushworker.1"))
         #expect(table.changeInFlight)
         // The broker still runs the old prefetch until the restart.
         #expect(table.smallestActivePrefetch == 10)
-        let again = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1, handler: Self.handler)
+        let again = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1)
         #expect(again == .startAfterCancel(tag: "pushworker.1"))
         let startAgain = table.cancelConfirmed("pushworker.1")
         #expect(startAgain)
@@ -60,10 +60,10 @@ import Testing
         #expect(secondStop.isEmpty, "the cancel is already in flight")
         let confirmedStop = table.cancelConfirmed("pushworker.1")
         #expect(!confirmedStop)
-        #expect(table["pushworker.1"]?.atBroker == ConnectionLoop.Consumer.AtBroker.none)
+        #expect(table["pushworker.1"]?.atBroker == ConsumerTable.Consumer.AtBroker.none)
 
         var retuned = Self.consuming(prefetch: 10)
-        _ = retuned.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        _ = retuned.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         let stopDuringRestart = retuned.stopAll()
         #expect(stopDuringRestart.isEmpty)
         let restartAfterStop = retuned.cancelConfirmed("pushworker.1")
@@ -71,7 +71,7 @@ import Testing
 
         var resumed = Self.consuming(prefetch: 10)
         _ = resumed.stopAll()
-        let resume = resumed.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        let resume = resumed.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         #expect(resume == .startAfterCancel(tag: "pushworker.1"))
         let startAgain = resumed.cancelConfirmed("pushworker.1")
         #expect(startAgain, "the consume came last")
@@ -82,11 +82,11 @@ import Testing
     @Test func aServerCancelThenTwoConsumesKeepsOneConsumer() {
         var table = Self.consuming(prefetch: 10)
         table.cancelledByBroker("pushworker.1")
-        let first = table.consume(queue: "q", prefetch: 40, maxBodyBytes: 1, handler: Self.handler)
+        let first = table.consume(queue: "q", prefetch: 40, maxBodyBytes: 1)
         #expect(first == .start(tag: "pushworker.1"))
         table.starting("pushworker.1")
         _ = table.started("pushworker.1")
-        let second = table.consume(queue: "q", prefetch: 40, maxBodyBytes: 1, handler: Self.handler)
+        let second = table.consume(queue: "q", prefetch: 40, maxBodyBytes: 1)
         #expect(second == .unchanged(tag: "pushworker.1"))
         #expect(table.count == 1)
     }
@@ -98,7 +98,7 @@ import Testing
         var table = Self.consuming(prefetch: 10)
         _ = table.stopAll()
         table.cancelledByBroker("pushworker.1")
-        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         table.starting("pushworker.1")
         _ = table.started("pushworker.1")
         let late = table.cancelConfirmed("pushworker.1")
@@ -110,14 +110,14 @@ import Testing
     /// next, and a refused consume is not retried.
     @Test func aNewConnectionStartsTheWantedConsumers() {
         var table = Self.consuming(prefetch: 10)
-        _ = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1)
         table.starting("pushworker.2")
         #expect(table.consumeRefused() == "pushworker.2")
-        _ = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         let toStart = table.connectionEnded()
         #expect(toStart == ["pushworker.1"])
         #expect(!table.changeInFlight)
-        let next = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        let next = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         #expect(next == .start(tag: "pushworker.1"))
     }
 
@@ -125,7 +125,7 @@ import Testing
     /// cancel of a consume it has not answered), then nothing starts again.
     @Test func aStopDuringAStartCancelsOnTheConsumeOk() {
         var table = ConsumerTable()
-        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         table.starting("pushworker.1")
         let stop = table.stopAll()
         #expect(stop.isEmpty, "no cancel before the consume-ok")
@@ -141,12 +141,12 @@ import Testing
     /// cancel-ok. The prefetch in flight limits acks meanwhile.
     @Test func aRetuneDuringAStartRestartsWithTheNewestPrefetch() {
         var table = ConsumerTable()
-        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         table.starting("pushworker.1")
-        let retune = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        let retune = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         #expect(retune == .startAfterCancel(tag: "pushworker.1"))
         #expect(table.smallestActivePrefetch == 10)
-        let newest = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1, handler: Self.handler)
+        let newest = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1)
         #expect(newest == .startAfterCancel(tag: "pushworker.1"))
         #expect(table.started("pushworker.1") == .cancelNow)
         let startAgain = table.cancelConfirmed("pushworker.1")
@@ -161,10 +161,10 @@ import Testing
     /// consume in flight is the one wanted, so no cancel and no second start.
     @Test func aStopUndoneDuringAStartKeepsTheStart() {
         var table = ConsumerTable()
-        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         table.starting("pushworker.1")
         _ = table.stopAll()
-        let resume = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        let resume = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         #expect(resume == .awaitingConsumeOk(tag: "pushworker.1"))
         #expect(table.started("pushworker.1") == .running)
         #expect(table["pushworker.1"]?.atBroker == .consuming(prefetch: 10))
@@ -176,9 +176,9 @@ import Testing
     /// the next channel.
     @Test func aRefusedConsumeIsTheOldestUnanswered() {
         var table = ConsumerTable()
-        _ = table.consume(queue: "jobs", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
-        _ = table.consume(queue: "missing", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
-        _ = table.consume(queue: "bulk", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "jobs", prefetch: 10, maxBodyBytes: 1)
+        _ = table.consume(queue: "missing", prefetch: 10, maxBodyBytes: 1)
+        _ = table.consume(queue: "bulk", prefetch: 10, maxBodyBytes: 1)
         for tag in ["pushworker.1", "pushworker.2", "pushworker.3"] { table.starting(tag) }
         #expect(table.started("pushworker.1") == .running)
         #expect(table.consumeRefused() == "pushworker.2")
@@ -194,12 +194,12 @@ import Testing
     /// reach the queue's handler.
     @Test func eachConsumeGoesOutUnderAFreshWireTag() {
         var table = ConsumerTable()
-        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 10, maxBodyBytes: 1)
         let first = table.starting("pushworker.1")
         #expect(first == "pushworker.1.1")
         #expect(table.tag(forWireTag: "pushworker.1.1") == "pushworker.1")
         _ = table.started("pushworker.1")
-        _ = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         let startAgain = table.cancelConfirmed("pushworker.1")
         #expect(startAgain)
         let second = table.starting("pushworker.1")
@@ -211,7 +211,7 @@ import Testing
         #expect(table.deliveryConsumer(wireTag: "pushworker.1.3") == nil, "never sent")
         #expect(table.deliveryConsumer(wireTag: "pushworker.1") == nil)
         #expect(table.deliveryConsumer(wireTag: "amq.ctag-x") == nil)
-        _ = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1, handler: Self.handler)
+        _ = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1)
         let other = table.starting("pushworker.2")
         #expect(other == "pushworker.2.3", "numbered across the connection's consumers")
         #expect(table.deliveryConsumer(wireTag: "pushworker.2.3")?.queue == "other")

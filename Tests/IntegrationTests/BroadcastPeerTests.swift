@@ -35,6 +35,17 @@ struct BroadcastPeerTests {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// `request(_:in:)` once nghttpd's log shows the request with at least `bodyBytes` of DATA:
+    /// its log reaches the pipe after the answer may have reached the client. Up to 10 s, then
+    /// whatever was logged.
+    static func loggedRequest(_ path: String, bodyBytes: Int, in output: Output) async throws -> (headers: [String: String], bodyBytes: Int)? {
+        for _ in 0..<200 {
+            if let logged = request(path, in: output), logged.bodyBytes >= bodyBytes { return logged }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return request(path, in: output)
+    }
+
     /// What nghttpd logged of the request whose `:path` is `path`: its headers by name, and the
     /// bytes of its DATA frames. Lines read `[id=<connection>] [<time>] recv (stream_id=<n>[, sensitive]) <name>: <value>`
     /// and `recv DATA frame <length=<n>, flags=…, stream_id=<n>>`.
@@ -101,10 +112,11 @@ struct BroadcastPeerTests {
                 }
             }
             #expect(created == "the answer named no usable apns-channel-id")
-            let (create, createBody) = try #require(Self.request("/1/apps/com.example.app/channels", in: output))
+            let body = #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#
+            let loggedCreate = try await Self.loggedRequest("/1/apps/com.example.app/channels", bodyBytes: body.utf8.count, in: output)
+            let (create, createBody) = try #require(loggedCreate)
             #expect(create[":method"] == "POST" && create["content-type"] == "application/json")
             #expect(create["authorization"]?.hasPrefix("bearer ") == true)
-            let body = #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#
             #expect(createBody == body.utf8.count)
             await manager.shutdown()
 
@@ -117,7 +129,8 @@ struct BroadcastPeerTests {
                 client.send(job, to: job.tokens[0], requestID: requestID) { continuation.resume(returning: $0) }
             }
             #expect(result.status == 200 && result.outcome == .sent, "nghttpd echoes a POST with 200")
-            let (broadcast, broadcastBody) = try #require(Self.request("/4/broadcasts/apps/com.example.app", in: output))
+            let loggedBroadcast = try await Self.loggedRequest("/4/broadcasts/apps/com.example.app", bodyBytes: job.payload.count, in: output)
+            let (broadcast, broadcastBody) = try #require(loggedBroadcast)
             #expect(broadcastBody == job.payload.count)
             #expect(broadcast[":method"] == "POST")
             #expect(broadcast["apns-channel-id"] == "dHN0LXNyY2gtY2hubA==")

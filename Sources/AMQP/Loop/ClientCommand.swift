@@ -27,6 +27,12 @@ struct PublishRequest: Sendable {
     var completion: @Sendable (Result<Void, AMQPError>) -> Void
 }
 
+/// An admin request with its caller's completion, as the owner thread carries it.
+struct AdminCommand: Sendable {
+    let request: AdminRequest
+    let completion: @Sendable (Result<AdminResult, AMQPError>) -> Void
+}
+
 /// Synchronous broker operations, run on the admin channel so a channel error they cause
 /// (e.g. 404 from a passive declare) never disturbs consuming or publishing.
 enum AdminRequest: Sendable {

@@ -1,152 +1,111 @@
 import Logging
 import PushCore
 
-/// The body of the AMQP owner thread: connects, services the connection and reconnects.
-/// Everything here runs on that one thread, so nothing in it is shared or locked. What to do and
-/// when is `ConnectionPolicy`'s; this type does the I/O it asks for.
+/// The body of the AMQP owner thread: it reads commands and frames, feeds them to
+/// `ConnectionMachine` and performs the actions it returns (the I/O). Everything here runs on that
+/// one thread, so nothing in it is shared or locked, and nothing in it decides.
 final class ConnectionLoop {
-    static let consumeChannel: UInt16 = 1
-    static let publishChannel: UInt16 = 2
-    static let adminChannel: UInt16 = 3
+    typealias Machine = ConnectionMachine<PublishRequest, AdminCommand>
     /// Frames read before looking at the command queue again, so acks and publishes keep flowing
     /// while deliveries pour in.
     static let framesPerIteration = 256
     /// Commands executed before reading frames again.
     static let commandsPerIteration = 2048
 
-    struct Consumer {
-        let queue: String
-        let prefetch: UInt16
-        let maxBodyBytes: Int
+    /// What the loop keeps of a consumer beside the machine's record (at the same index).
+    struct ConsumerCallbacks {
         /// Asked per delivery: the most body bytes the application has room for now.
         let bodyRoom: (@Sendable () -> Int)?
         let handler: @Sendable (AMQPDelivery) -> Void
-        /// False after stopConsuming(), a server cancel or a refused consume: not restarted on
-        /// reconnect, but its in-flight deliveries still reach the handler.
-        var wanted: Bool
-        /// What the broker runs for this tag on the current connection.
-        var atBroker: AtBroker = .none
-        /// The tag the broker knows this consumer by now: a fresh one per basic.consume
-        /// (`ConsumerTable.starting`); nil until the first.
-        var wireTag: String?
-
-        enum AtBroker: Equatable {
-            case none
-            /// basic.qos and basic.consume sent, the consume-ok not yet read. `thenCancel`: a stop or
-            /// retune came meanwhile; the cancel goes out on the consume-ok (RabbitMQ's channel
-            /// crashes, `badkey` in `consumer_monitor`, on a cancel of a consume it has not answered).
-            case starting(prefetch: UInt16, thenCancel: Bool = false)
-            case consuming(prefetch: UInt16)
-            /// basic.cancel sent, its cancel-ok not yet read: deliveries still arrive.
-            case cancelling(prefetch: UInt16)
-
-            var cancelSent: AtBroker {
-                switch self {
-                case .starting(let prefetch, _): .starting(prefetch: prefetch, thenCancel: true)
-                case .consuming(let prefetch), .cancelling(let prefetch): .cancelling(prefetch: prefetch)
-                case .none: .none
-                }
-            }
-        }
-
-        /// The largest body of the next delivery to read whole; a larger one is read past and
-        /// only its start kept (`AMQPDelivery.discardedBodySize`).
-        var bodyLimit: Int { min(maxBodyBytes, bodyRoom?() ?? .max) }
     }
 
     let client: AMQPClient
     var logger: Logger
     var connection: AMQPConnection?
-    /// UInt64: one per connection made, never near its end.
-    var generation: UInt64 = 0
     var topology: [AMQPDeclaration]
-    var consumers = ConsumerTable()
-    /// Admin requests that arrived while a basic.cancel was in flight, in order.
-    var adminAfterCancel: [ClientCommand] = []
-    /// Counts reopenings of the admin channel: a held message's tag is valid only on the opening
-    /// that took it (`AMQPHeldMessage`).
-    var adminChannelOpenings: UInt64 = 0
-    var policy: ConnectionPolicy
-    var backoff: Backoff
-    var reconnectAt = ContinuousClock.now
-    /// The broker nodes and which one is next; nil until `run` parsed the URL.
-    var rotation: EndpointRotation?
+    var machine: Machine
+    var consumerCallbacks: [ConsumerCallbacks] = []
 
-    init(client: AMQPClient, timing: ConnectionPolicy.Timing = .init()) {
+    init(client: AMQPClient, rotation: EndpointRotation, timing: ConnectionTiming = .init()) {
         self.client = client
         self.logger = client.logger
         self.topology = client.initialTopology
-        self.policy = ConnectionPolicy(timing: timing)
-        self.backoff = Backoff(range: client.configuration.reconnectDelay)
+        self.machine = Machine(rotation: rotation, reconnectDelay: client.configuration.reconnectDelay, timing: timing, now: .now)
     }
 
-    func run() {
+    /// Runs the owner thread until shutdown; a URL that names no usable node leaves the client
+    /// unusable, answering every command with that error.
+    static func run(client: AMQPClient) {
         do {
-            rotation = EndpointRotation(try client.configuration.endpoints())
+            let rotation = EndpointRotation(try client.configuration.endpoints())
+            ConnectionLoop(client: client, rotation: rotation).run()
         } catch {
-            logger.error("AMQP client cannot start", metadata: [LogKeys.error: "\(error)"])
+            client.logger.error("AMQP client cannot start", metadata: [LogKeys.error: "\(error)"])
             client.markUnusable(error)
-            idleUntilStopped(error)
+            idleUntilStopped(client, error)
             client.markStopped()
-            return
         }
+    }
 
+    private func run() {
         while !client.isStopping {
             if let connection {
-                do {
-                    try iterate(connection)
-                } catch {
-                    lose(connection, error)
-                }
-            } else if ContinuousClock.now < reconnectAt {
-                pauseDisconnected(until: reconnectAt)
-            } else if let rotation, !connect(rotation.current) {
-                self.rotation?.failed()
-                let delay = backoff.next()
-                reconnectAt = .now + delay
-                logger.debug("AMQP reconnect scheduled", metadata: [LogKeys.reconnectIn: "\(delay)"])
+                iterate(connection)
+            } else if case .connect(let endpoint)? = machine.attemptDue(now: .now) {
+                connect(endpoint)
+            } else {
+                pauseDisconnected()
             }
         }
         stop()
     }
 
-    /// One pass: queued commands, then up to `framesPerIteration` frames, then wait for activity.
-    private func iterate(_ connection: AMQPConnection) throws(AMQPError) {
+    /// One pass: queued commands, then up to `framesPerIteration` frames, then the turn's acks,
+    /// confirm checks and write, then wait for activity. When the connection breaks, the commands
+    /// not run yet are answered without it (publishes and requests fail, consumer changes are kept
+    /// for the next connection), so each completes exactly once.
+    private func iterate(_ connection: AMQPConnection) {
         let (commands, moreCommands) = client.takeCommands(limit: Self.commandsPerIteration)
-        if !commands.isEmpty { try perform(commands, on: connection) }
-
-        var drained = false
-        for _ in 0..<Self.framesPerIteration {
-            // A delivery for a consumer no longer known is requeued unread: its body is not kept.
-            guard let frame = try connection.readFrame(bodyLimit: { consumers.deliveryConsumer(wireTag: $0)?.bodyLimit ?? 0 }) else {
-                drained = true
-                break
+        var next = 0
+        do throws(AMQPError) {
+            while next < commands.count {
+                next += 1
+                try handle(commands[next - 1], on: connection)
             }
-            try handle(frame, on: connection)
+            if let acks = machine.commandsTaken(now: .now) { try perform(acks, on: connection) }
+
+            var drained = false
+            for _ in 0..<Self.framesPerIteration {
+                // A delivery for a consumer no longer known is requeued unread: its body is not kept.
+                guard let frame = try connection.readFrame(bodyLimit: bodyLimit) else {
+                    drained = true
+                    break
+                }
+                try handle(frame, on: connection)
+            }
+            // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
+            // and no commands are left over (they would not signal the wake-up again). The write
+            // keeps order: every method rabbitmq-c writes itself (close-ok, channel.open, consume…)
+            // is preceded by a flush in `AMQPConnection`.
+            let idle = drained && !moreCommands
+            let now = ContinuousClock.now
+            try perform(machine.turnEnded(idle: idle, hasBufferedFrames: connection.hasBufferedFrames, now: now), on: connection)
+            connection.releaseBuffers()
+            if idle {
+                let timeout = machine.pollTimeout(base: pollTimeout(connection), now: now)
+                client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: timeout)
+            }
+        } catch {
+            lose(connection, error)
+            for command in commands[next...] { handleWithoutConnection(command) }
         }
-        let now = ContinuousClock.now
-        try send(policy.dueAcks(now: now), on: connection)
-        switch policy.checkConfirms(now: now) {
-        case .fine: break
-        case .expired(let settled):
-            logger.warning("AMQP publishes not confirmed in time; failed for a retry", metadata: [LogKeys.count: "\(settled.count)"])
-            complete(settled)
-        case .brokerSilent(let error): throw error
-        }
-        // Only poll once the library reported nothing buffered (poll() cannot see its buffers)
-        // and no commands are left over (they would not signal the wake-up again).
-        let idle = drained && !moreCommands
-        if policy.write(idle: idle, hasBufferedFrames: connection.hasBufferedFrames, now: now) == .now {
-            // The commands' publishes and acks, and what frame handling added (publishes held while
-            // the broker blocked us). Order is kept below: every method rabbitmq-c writes itself
-            // (close-ok, channel.open, consume…) is preceded by a flush in `AMQPConnection`.
-            try connection.flushFrames()
-        }
-        connection.releaseBuffers()
-        if idle {
-            let timeout = policy.pollTimeout(base: pollTimeout(connection), now: now)
-            client.waitForWork(socket: connection.socketDescriptor, timeoutMilliseconds: timeout)
-        }
+    }
+
+    /// The largest body of the next delivery to read whole; a larger one is read past and only its
+    /// start kept (`AMQPDelivery.discardedBodySize`).
+    private func bodyLimit(wireTag: String) -> Int {
+        guard let index = machine.consumers.deliveryConsumerIndex(wireTag: wireTag) else { return 0 }
+        return min(machine.consumers.values[index].maxBodyBytes, consumerCallbacks[index].bodyRoom?() ?? .max)
     }
 
     /// Well under the heartbeat, because heartbeats are only sent from inside library calls.
@@ -155,130 +114,73 @@ final class ConnectionLoop {
         return Int32(min(500, max(10, connection.heartbeat * 1000 / 4)))
     }
 
-    private func connect(_ endpoint: AMQPEndpoint) -> Bool {
+    private func connect(_ endpoint: AMQPEndpoint) {
         logger[metadataKey: "amqp.endpoint"] = "\(endpoint)"
         do throws(AMQPError) {
             let connection = try AMQPConnection(
                 endpoint: endpoint, configuration: client.configuration,
-                channels: [Self.consumeChannel, Self.publishChannel, Self.adminChannel],
-                confirmChannels: [Self.publishChannel])
+                channels: [ConnectionChannels.consume, ConnectionChannels.publish, ConnectionChannels.admin],
+                confirmChannels: [ConnectionChannels.publish])
             do throws(AMQPError) {
-                // Nothing is outstanding between connections: `lose` and `stop` already reset.
                 try declare(topology, on: connection)
-                for tag in consumers.connectionEnded() {
-                    try startConsumer(tag, on: connection)
-                }
+                try perform(machine.opened(), on: connection)
             } catch {
                 connection.close()
                 throw error
             }
-            // Counted only for connections that came up, so generations run 1, 2, 3…; no
-            // delivery reaches a handler before this point.
-            generation += 1
             self.connection = connection
-            backoff.reset()
-            client.markConnected(generation: generation)
-            logger.info("AMQP connected", metadata: [
-                LogKeys.generation: "\(generation)", LogKeys.heartbeat: "\(connection.heartbeat)",
-            ])
-            client.onEvent(.connected(generation: generation))
-            return true
+            performWithoutConnection([machine.established()])
         } catch {
-            client.markDisconnected(error)
-            logger.warning("AMQP connect failed", metadata: [LogKeys.error: "\(error)"])
-            return false
+            performWithoutConnection([machine.connectFailed(error, now: .now)])
         }
     }
 
-    /// Drops a failed connection: the policy's one reset fails outstanding and held publishes and
-    /// forgets unacked deliveries (the broker requeues them); a reconnect is scheduled.
+    /// Drops a failed connection; the machine fails what was outstanding and schedules the next attempt.
     func lose(_ connection: AMQPConnection, _ error: AMQPError) {
         self.connection = nil
         connection.close()  // no-op when already broken
-        // The node may be gone: the next attempt goes to another one of the cluster.
-        rotation?.failed()
-        let lost = AMQPError(code: .connectionLost, status: error.status,
-                             message: "connection lost before the broker confirmed: \(error.message)")
-        complete(policy.reset(failingWith: lost))
-        handleWhileDisconnected(adminAfterCancel[...], reason: lost)
-        adminAfterCancel = []
-        _ = consumers.connectionEnded()
-        policy.smallestPrefetch = consumers.smallestActivePrefetch
-        client.markDisconnected(error)
-        let delay = backoff.next()
-        reconnectAt = .now + delay
-        logger.warning("AMQP connection lost", metadata: [LogKeys.error: "\(error)", LogKeys.reconnectIn: "\(delay)"])
-        client.onEvent(.disconnected(reason: error.description))
+        performWithoutConnection(machine.lost(error, now: .now))
     }
 
     /// Waits for the next reconnect attempt while answering commands that cannot wait.
-    private func pauseDisconnected(until deadline: ContinuousClock.Instant) {
-        let remaining = deadline - .now
+    private func pauseDisconnected() {
+        let now = ContinuousClock.now
+        let remaining = (machine.reconnectAt ?? now) - now
         let milliseconds = max(1, min(500, Int32(Backoff.seconds(remaining) * 1000)))
         client.waitForWork(socket: -1, timeoutMilliseconds: milliseconds)
-        let lastError = client.shared.withLockedValue { $0.lastError }
-        handleWhileDisconnected(client.takeCommands()[...], reason: lastError)
+        for command in client.takeCommands() { handleWithoutConnection(command) }
     }
 
-    private func idleUntilStopped(_ error: AMQPError) {
+    private static func idleUntilStopped(_ client: AMQPClient, _ reason: AMQPError) {
+        let error = AMQPError(code: reason.code == .invalidURL ? .invalidURL : .connectionLost, status: reason.status,
+                              message: "not connected to the broker: \(reason.message)")
         while !client.isStopping {
             client.waitForWork(socket: -1, timeoutMilliseconds: 500)
-            handleWhileDisconnected(client.takeCommands()[...], reason: error)
+            for command in client.takeCommands() { command.fail(with: error) }
         }
-    }
-
-    /// Publishes and RPCs fail at once (waiting for a reconnect could take arbitrarily long);
-    /// consumer changes are remembered for the next connection; acks are moot (requeued).
-    func handleWhileDisconnected(_ commands: ArraySlice<ClientCommand>, reason: AMQPError?) {
-        let error = AMQPError(code: reason?.code == .invalidURL ? .invalidURL : .connectionLost, status: reason?.status,
-                              message: "not connected to the broker" + (reason.map { ": \($0.message)" } ?? ""))
-        for command in commands {
-            switch command {
-            case .publish, .admin:
-                command.fail(with: error)
-            case .ack(let tag, _), .nack(let tag, _, _):
-                logger.debug("AMQP ack dropped while disconnected", metadata: [LogKeys.tag: "\(tag)"])
-            case .consume(let queue, let prefetch, let maxBodyBytes, let bodyRoom, let handler):
-                _ = consumers.consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, bodyRoom: bodyRoom, handler: handler)
-            case .stopConsuming:
-                _ = consumers.stopAll()
-            }
-        }
-        policy.smallestPrefetch = consumers.smallestActivePrefetch
     }
 
     /// Graceful end: settle acks the application already decided, cancel consumers, close.
     private func stop() {
         let shutdownError = AMQPError(code: .shutdown, message: "client was shut down")
+        machine.stopRequested()
         if let connection, !connection.isBroken {
-            do {
-                var acks: [ClientCommand] = []
+            do throws(AMQPError) {
                 for command in client.takeCommands() {
                     switch command {
-                    case .ack, .nack: acks.append(command)
+                    case .ack, .nack: try handle(command, on: connection)
                     default: command.fail(with: shutdownError)
                     }
                 }
-                try perform(acks, on: connection)
-                try send(policy.allAcks(), on: connection)
-                try connection.flushFrames()
-                for tag in consumers.stopAll() {
-                    try sendCancel(tag, on: connection)
-                }
+                try perform(machine.closingWrites(), on: connection)
             } catch {
                 logger.debug("AMQP error during shutdown", metadata: [LogKeys.error: "\(error)"])
             }
             connection.close()
         }
         connection = nil
-        for command in adminAfterCancel { command.fail(with: shutdownError) }
-        adminAfterCancel = []
-        complete(policy.reset(failingWith: shutdownError))
+        performWithoutConnection(machine.closed(shutdownError))
         logger.info("AMQP client stopped")
         client.markStopped()
-    }
-
-    func complete(_ settled: PublishConfirms.Settled) {
-        for (completion, result) in settled { completion(result) }
     }
 }

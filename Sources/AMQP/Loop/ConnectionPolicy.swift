@@ -4,33 +4,19 @@ import PushCore
 /// when buffered frames are written, which publishes wait (connection.blocked), when a publish's
 /// confirm is overdue and when the broker counts as gone, and what a lost connection fails.
 /// It takes events (a delivery, an ack asked for, a publish, a confirm, a tick, a loss) and
-/// returns what to do; `ConnectionLoop` does the I/O and nothing else. Time is passed in, so every
-/// rule is tested without a broker or a wait.
-struct ConnectionPolicy {
+/// returns what to do. Time is passed in, and publishes are tokens it hands back (`Publish`), so
+/// every rule is tested without a broker, a wait or a closure. One lives in each connected state
+/// of `ConnectionMachine`.
+struct ConnectionPolicy<Publish> {
     typealias Instant = ContinuousClock.Instant
     typealias AckFrame = (tag: UInt64, multiple: Bool)
+    typealias Settled = PublishConfirms<Publish>.Settled
 
-    struct Timing: Sendable {
-        /// Longest an ack waits to be sent with others (see `dueAcks`).
-        var ackDelay = Duration.milliseconds(2)
-        var ackBatch = 256
-        /// Longest an ack waits for the deliveries before it (see `dueAcks`).
-        var ackHoldLimit = Duration.milliseconds(100)
-        /// Longest buffered frames wait for more before they are written, when the loop has
-        /// nothing else to do (see `write`).
-        var writeCoalescing = Duration.milliseconds(1)
-        /// A broker that confirms nothing for this long is treated as gone: the connection is
-        /// dropped and made again, so no job waits forever for a confirm (and holds its slot).
-        var confirmTimeout = Duration.seconds(60)
-        /// A publish not confirmed this long after it was written fails (the caller retries it),
-        /// though the broker confirms others: RabbitMQ may never confirm one routed to a quorum
-        /// queue without a majority. Up to `PublishConfirms.markInterval` more in practice.
-        var publishAgeLimit = Duration.seconds(60)
-    }
+    typealias Timing = ConnectionTiming
 
     let timing: Timing
     private(set) var unacked = UnackedDeliveries()
-    private(set) var confirms = PublishConfirms()
+    private(set) var confirms = PublishConfirms<Publish>()
     /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
     private var pendingAcks: [UInt64] = []
     private var pendingAcksSince: Instant?
@@ -40,12 +26,9 @@ struct ConnectionPolicy {
     private(set) var confirmsWaitingSince: Instant?
     /// connection.blocked from the broker: publishes wait here instead of blocking the thread in send().
     private(set) var blocked = false
-    private var heldPublishes: [PublishRequest] = []
+    private var heldPublishes: [Publish] = []
     /// When frames were first left buffered for `writeCoalescing`.
     private var framesBufferedSince: Instant?
-    /// Of the active consumers (Int.max: no limit): acks must not hold back more than half of it.
-    var smallestPrefetch = Int.max
-
     init(timing: Timing = Timing()) {
         self.timing = timing
     }
@@ -79,7 +62,8 @@ struct ConnectionPolicy {
     /// - `all`, singles included: once they waited `ackHoldLimit`, or half the prefetch window
     ///   waits on them, so a slow job never holds the acks of later ones for long and the broker
     ///   never runs out of window because of the wait.
-    func acksDue(now: Instant) -> AckFlush? {
+    /// `smallestPrefetch`: of the active consumers (`ConsumerTable.smallestActivePrefetch`).
+    func acksDue(now: Instant, smallestPrefetch: Int) -> AckFlush? {
         guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return nil }
         if pendingAcks.count * 2 >= smallestPrefetch || now - since >= timing.ackHoldLimit { return .all }
         guard pendingAcksIncludeOldest, pendingAcks.count >= timing.ackBatch || now - since >= timing.ackDelay else { return nil }
@@ -87,8 +71,8 @@ struct ConnectionPolicy {
     }
 
     /// The ack frames due now (none when nothing is due).
-    mutating func dueAcks(now: @autoclosure () -> Instant) -> [AckFrame] {
-        guard !pendingAcks.isEmpty, let flush = acksDue(now: now()) else { return [] }
+    mutating func dueAcks(now: @autoclosure () -> Instant, smallestPrefetch: Int) -> [AckFrame] {
+        guard !pendingAcks.isEmpty, let flush = acksDue(now: now(), smallestPrefetch: smallestPrefetch) else { return [] }
         return takeAcks(holdingGaps: flush == .oldestRun)
     }
 
@@ -136,35 +120,32 @@ struct ConnectionPolicy {
     // MARK: Publishes
 
     /// A publish to write now (true), or held while the broker blocks the connection (false).
-    mutating func admit(_ request: PublishRequest) -> Bool {
+    mutating func admit(_ publish: Publish) -> Bool {
         guard blocked else { return true }
-        heldPublishes.append(request)
+        heldPublishes.append(publish)
         return false
     }
 
-    /// A publish was written: it waits for its confirm.
-    mutating func written(_ request: PublishRequest, now: @autoclosure () -> Instant) {
-        let returnKey = request.mandatory
-            ? PublishConfirms.ReturnKey(exchange: request.exchange, routingKey: request.routingKey,
-                                        bodyCount: request.body.count, properties: request.properties)
-            : nil
-        confirms.record(completion: request.completion, returnKey: returnKey)
+    /// A publish was written: it waits for its confirm. `returnKey`: a mandatory publish's, which a
+    /// basic.return is matched against.
+    mutating func written(_ publish: Publish, returnKey: PublishConfirms<Publish>.ReturnKey?, now: @autoclosure () -> Instant) {
+        confirms.record(publish, returnKey: returnKey)
         if confirmsWaitingSince == nil { confirmsWaitingSince = now() }
     }
 
-    mutating func confirmed(_ deliveryTag: UInt64, multiple: Bool, nacked: Bool, now: Instant) -> PublishConfirms.Settled {
+    mutating func confirmed(_ deliveryTag: UInt64, multiple: Bool, nacked: Bool, now: Instant) -> Settled {
         let settled = confirms.settle(deliveryTag: deliveryTag, multiple: multiple, nacked: nacked)
         confirmProgressed(now: now)
         return settled
     }
 
-    mutating func returned(_ key: PublishConfirms.ReturnKey, replyCode: UInt16, replyText: String) -> Bool {
+    mutating func returned(_ key: PublishConfirms<Publish>.ReturnKey, replyCode: UInt16, replyText: String) -> Bool {
         confirms.markReturned(key, replyCode: replyCode, replyText: replyText)
     }
 
     /// The broker closed the publish channel: what was in flight on it is lost; a fresh channel
     /// numbers from 1.
-    mutating func publishChannelClosed(_ error: AMQPError) -> PublishConfirms.Settled {
+    mutating func publishChannelClosed(_ error: AMQPError) -> Settled {
         confirmsWaitingSince = nil
         return confirms.reset(failingWith: error)
     }
@@ -174,7 +155,7 @@ struct ConnectionPolicy {
     }
 
     /// The held publishes, to write now in their order.
-    mutating func brokerUnblocked(now: Instant) -> [PublishRequest] {
+    mutating func brokerUnblocked(now: Instant) -> [Publish] {
         blocked = false
         // The waits for confirms start again: the broker could not confirm while it read nothing.
         confirmProgressed(now: now)
@@ -192,7 +173,7 @@ struct ConnectionPolicy {
     enum ConfirmCheck {
         case fine
         /// Publishes whose confirm is overdue: fail them (they may or may not be stored).
-        case expired(PublishConfirms.Settled)
+        case expired(Settled)
         /// Nothing confirmed for `confirmTimeout`: drop the connection.
         case brokerSilent(AMQPError)
     }
@@ -240,12 +221,10 @@ struct ConnectionPolicy {
     /// `error` (they may or may not have been stored: the caller must treat them as not
     /// published), unacked deliveries are forgotten (the broker requeues them), acks still pending
     /// are moot. The one reset: connect, loss and the end all come through here.
-    mutating func reset(failingWith error: AMQPError) -> PublishConfirms.Settled {
+    mutating func reset(failingWith error: AMQPError) -> Settled {
         var failed = confirms.reset(failingWith: error)
-        failed += heldPublishes.map { ($0.completion, .failure(error)) }
-        let prefetch = smallestPrefetch
+        failed += heldPublishes.map { ($0, .failure(error)) }
         self = ConnectionPolicy(timing: timing)
-        smallestPrefetch = prefetch
         return failed
     }
 }

@@ -28,10 +28,8 @@ extension ConsumerTable {
         case awaitingConsumeOk(tag: String)
     }
 
-    mutating func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int, bodyRoom: (@Sendable () -> Int)? = nil,
-                          handler: @escaping @Sendable (AMQPDelivery) -> Void) -> ConsumeStep {
-        var consumer = ConnectionLoop.Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, bodyRoom: bodyRoom,
-                                               handler: handler, wanted: true)
+    mutating func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int) -> ConsumeStep {
+        var consumer = Consumer(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes, wanted: true)
         guard let tag = tags.first(where: { self[$0]?.queue == queue }), let existing = self[tag] else {
             // Our own tags, stable across reconnects, so a delivery always finds its handler.
             let tag = "pushworker.\(count + 1)"
@@ -174,21 +172,4 @@ extension ConsumerTable {
     }
 
     var wantedTags: [String] { tags.filter { self[$0]?.wanted == true } }
-
-    /// The smallest prefetch that limits the broker now or soon: the one a consumer runs with,
-    /// and the one it will start with (0, unlimited, counts as no limit). Acks are held up to
-    /// half of it, so a prefetch on its way down applies at once and one on its way up only
-    /// once it runs.
-    var smallestActivePrefetch: Int {
-        var smallest = Int.max
-        for consumer in values {
-            let limits: [UInt16] = switch consumer.atBroker {
-            case .starting(let prefetch, _), .consuming(let prefetch), .cancelling(let prefetch):
-                consumer.wanted ? [prefetch, consumer.prefetch] : [prefetch]
-            case .none: consumer.wanted ? [consumer.prefetch] : []
-            }
-            for limit in limits where limit > 0 { smallest = min(smallest, Int(limit)) }
-        }
-        return smallest
-    }
 }

@@ -12,7 +12,14 @@ import PushCore
 /// with 541 INTERNAL_ERROR, every unacked job handed back); docs/evidence/rabbitmq-cluster.md has the log.
 struct ConsumerTable {
     private var tagList = LengthFirstNames()
-    private var consumers: [ConnectionLoop.Consumer] = []
+    private var consumers: [Consumer] = [] {
+        didSet { smallestActivePrefetch = Self.smallestPrefetch(of: consumers) }
+    }
+    /// The smallest prefetch that limits the broker now or soon: the one a consumer runs with,
+    /// and the one it will start with (0, unlimited, counts as no limit). Acks are held up to
+    /// half of it, so a prefetch on its way down applies at once and one on its way up only
+    /// once it runs. Kept current on every change, as it is read on every turn of the loop.
+    private(set) var smallestActivePrefetch = Int.max
     /// Tags whose basic.consume was sent and not answered, oldest first (`consumeRefused`).
     var unansweredConsumes: [String] = []
     /// basic.consume methods sent, numbering the wire tags. UInt64 on purpose: one per start,
@@ -21,7 +28,7 @@ struct ConsumerTable {
 
     var tags: [String] { tagList.names }
     var count: Int { tagList.count }
-    var values: [ConnectionLoop.Consumer] { consumers }
+    var values: [Consumer] { consumers }
 
     /// The consumer's tag for the wire tag the broker runs it under now; nil for an earlier
     /// consume's wire tag (a stale consume-ok, cancel-ok or cancel) or one not ours.
@@ -34,15 +41,26 @@ struct ConsumerTable {
 
     /// The consumer a delivery goes to: the one running under `wireTag`, or the consumer whose
     /// earlier consume it was (deliveries sent before a cancel-ok, still valid on the channel).
-    func deliveryConsumer(wireTag: String) -> ConnectionLoop.Consumer? {
-        for consumer in consumers where consumer.wireTag == wireTag { return consumer }
+    func deliveryConsumer(wireTag: String) -> Consumer? {
+        deliveryConsumerIndex(wireTag: wireTag).map { consumers[$0] }
+    }
+
+    /// Where `deliveryConsumer(wireTag:)` is in the table (`index(of:)`).
+    func deliveryConsumerIndex(wireTag: String) -> Int? {
+        for (index, consumer) in consumers.enumerated() where consumer.wireTag == wireTag { return index }
         guard let dot = wireTag.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
         let tag = String(wireTag[..<dot])
         guard let number = UInt64(wireTag[wireTag.index(after: dot)...]), number <= consumesSent else { return nil }
-        return self[tag]
+        return tagList.index(of: tag)
     }
 
-    subscript(tag: String) -> ConnectionLoop.Consumer? {
+    /// The consumer's place in the table: tags are added in order and never removed, so it is
+    /// stable for the client's life.
+    func index(of tag: String) -> Int? {
+        tagList.index(of: tag)
+    }
+
+    subscript(tag: String) -> Consumer? {
         get { tagList.index(of: tag).map { consumers[$0] } }
         set {
             switch (tagList.index(of: tag), newValue) {
@@ -56,5 +74,22 @@ struct ConsumerTable {
             case (nil, nil): break
             }
         }
+    }
+
+    private static func smallestPrefetch(of consumers: [Consumer]) -> Int {
+        var smallest = Int.max
+        func limit(_ prefetch: UInt16) {
+            if prefetch > 0 { smallest = min(smallest, Int(prefetch)) }
+        }
+        for consumer in consumers {
+            switch consumer.atBroker {
+            case .starting(let prefetch, _), .consuming(let prefetch), .cancelling(let prefetch):
+                limit(prefetch)
+                if consumer.wanted { limit(consumer.prefetch) }
+            case .none:
+                if consumer.wanted { limit(consumer.prefetch) }
+            }
+        }
+        return smallest
     }
 }

@@ -10,9 +10,11 @@
 /// quorum queue that lost its majority). So each publish has an age limit (`expire`), and a publish
 /// still outstanding far behind the others moves to `stragglers`: one stuck publish never keeps
 /// the slots of every later one.
-struct PublishConfirms {
-    typealias Completion = @Sendable (Result<Void, AMQPError>) -> Void
-    typealias Settled = [(Completion, Result<Void, AMQPError>)]
+///
+/// Each publish is known by the token its caller gave (`Publish`: an id in tests, the request in
+/// the loop); this type hands tokens back with their results and never calls them.
+struct PublishConfirms<Publish> {
+    typealias Settled = [(publish: Publish, result: Result<Void, AMQPError>)]
 
     /// What a basic.return is compared against.
     struct ReturnKey: Equatable {
@@ -23,7 +25,7 @@ struct PublishConfirms {
     }
 
     private struct Entry {
-        let completion: Completion
+        let publish: Publish
         let returnKey: ReturnKey?
         var returned: AMQPError?
     }
@@ -47,9 +49,9 @@ struct PublishConfirms {
     /// sequence was written before its instant. Taken at most once per `markInterval`, so ages cost
     /// no clock reading per publish.
     private var marks: [(at: ContinuousClock.Instant, sequence: UInt64)] = []
-    static let markInterval = Duration.seconds(1)
+    static var markInterval: Duration { .seconds(1) }
     /// `entries` is looked at for stragglers when it reaches this many slots (then at twice its size).
-    static let sweepSize = 4096
+    static var sweepSize: Int { 4096 }
     private var nextSweepSize = Self.sweepSize
 
     var stragglerCount: Int { stragglers.count }
@@ -80,10 +82,10 @@ struct PublishConfirms {
 
     /// Records a publish that was just written; returns its sequence number.
     @discardableResult
-    mutating func record(completion: @escaping Completion, returnKey: ReturnKey?) -> UInt64 {
+    mutating func record(_ publish: Publish, returnKey: ReturnKey?) -> UInt64 {
         let sequence = nextSequence
         nextSequence += 1
-        entries.append(Entry(completion: completion, returnKey: returnKey))
+        entries.append(Entry(publish: publish, returnKey: returnKey))
         outstanding += 1
         if returnKey != nil {
             mandatory.append(sequence)
@@ -93,17 +95,17 @@ struct PublishConfirms {
         return sequence
     }
 
-    /// Settles on basic.ack (`nacked == false`) or basic.nack; returns the completions to run.
+    /// Settles on basic.ack (`nacked == false`) or basic.nack; returns the publishes with their results.
     mutating func settle(deliveryTag: UInt64, multiple: Bool, nacked: Bool) -> Settled {
         var settled: Settled = []
         func finish(_ sequence: UInt64, _ entry: Entry) {
             if nacked {
-                settled.append((entry.completion, .failure(AMQPError(
+                settled.append((entry.publish, .failure(AMQPError(
                     code: .nacked, message: "broker nacked publish \(sequence); it was not stored"))))
             } else if let returned = entry.returned {
-                settled.append((entry.completion, .failure(returned)))
+                settled.append((entry.publish, .failure(returned)))
             } else {
-                settled.append((entry.completion, .success(())))
+                settled.append((entry.publish, .success(())))
             }
         }
         if multiple {
@@ -125,19 +127,19 @@ struct PublishConfirms {
     }
 
     /// Fails every publish written before `deadline` (its confirm is overdue: treated as not
-    /// stored, so the caller's retry path runs); returns their completions.
+    /// stored, so the caller's retry path runs); returns them.
     mutating func expire(writtenBefore deadline: ContinuousClock.Instant, error: AMQPError) -> Settled {
         var expired: Settled = []
         while let mark = marks.first, mark.at <= deadline {
             marks.removeFirst()
             if !stragglers.isEmpty {
                 for sequence in stragglers.keys.sorted() where sequence < mark.sequence {
-                    if let entry = remove(sequence) { expired.append((entry.completion, .failure(error))) }
+                    if let entry = remove(sequence) { expired.append((entry.publish, .failure(error))) }
                 }
             }
             var sequence = lowest
             while sequence < mark.sequence && sequence < nextSequence {
-                if let entry = remove(sequence) { expired.append((entry.completion, .failure(error))) }
+                if let entry = remove(sequence) { expired.append((entry.publish, .failure(error))) }
                 sequence += 1
             }
             compact()
@@ -188,8 +190,8 @@ struct PublishConfirms {
 
     /// Fails everything outstanding and starts a new channel incarnation (sequence 1).
     mutating func reset(failingWith error: AMQPError) -> Settled {
-        var failed: Settled = stragglers.keys.sorted().compactMap { stragglers[$0].map { ($0.completion, .failure(error)) } }
-        failed += entries.compactMap { $0.map { ($0.completion, Result<Void, AMQPError>.failure(error)) } }
+        var failed: Settled = stragglers.keys.sorted().compactMap { stragglers[$0].map { ($0.publish, .failure(error)) } }
+        failed += entries.compactMap { $0.map { ($0.publish, Result<Void, AMQPError>.failure(error)) } }
         self = PublishConfirms()
         return failed
     }
