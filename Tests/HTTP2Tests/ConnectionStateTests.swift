@@ -91,74 +91,46 @@ import Testing
         #expect(ConnectionState.Parameters(configuration: configuration).viaProxy)
     }
 
-    // MARK: Events that do not apply
+    // MARK: What exists only once ready
 
-    @Test func setUpEventsOutOfOrderAreIgnored() {
-        var state = ConnectionState(parameters: Self.parameters, now: t0)
-        #expect(state.socketConnected() == .none)
-        #expect(state.proxyEstablished() == .none)
-        #expect(state.handshakeCompleted(now: t0) == .none)
-        state.proxyRequestWritten()
-        #expect(state.phase == .resolving)
-        _ = state.resolved()
-        #expect(state.resolved() == .none)
-        #expect(state.handshakeCompleted(now: t0) == .none)
-        // Without a proxy the proxy events never apply.
-        _ = state.socketConnected()
-        state.proxyRequestWritten()
-        #expect(state.proxyEstablished() == .none)
-        #expect(state.phase == .tlsHandshake)
-        #expect(state.socketConnected() == .none)
-        #expect(state.phase == .tlsHandshake)
-    }
+    // Set-up events out of order and session events outside `.ready` are bugs of the caller:
+    // they are assertions now, so they are not driven here.
 
     @Test(arguments: ConnectionStateTests.setUpPhases)
-    func sessionEventsDuringSetUpAreIgnored(phase: ConnectionState.Phase) {
+    func setUpStagesCarryNoSessionState(phase: ConnectionState.Phase) {
         var state = makeState(in: phase)
-        state.settingsReceived(maxConcurrentStreams: 1)
-        state.streamOpened(now: t0 + .seconds(1))
-        state.streamClosed(responded: true)
-        state.streamOpenFailed()
-        state.bytesReceived(now: t0 + .seconds(1))
-        state.pingAckReceived()
-        #expect(state.goAwayReceived() == .none)
-        #expect(state.closeGracefully() == .none)
-        #expect(state.phase == phase)
+        #expect(state.ready == nil)
         #expect(!state.receivedSettings && !state.receivedFirstResponse && !state.draining)
         #expect(state.openStreams == 0)
-        #expect(state.lastRequest == t0)
-        #expect(state.lastActivity == t0)
+        #expect(state.lastRequest == nil)
+        #expect(state.lastActivity == nil)
+        #expect(state.pingSentAt == nil)
         #expect(state.peerMaxConcurrentStreams == ConnectionState.initialPeerMaxConcurrentStreams)
+        #expect(state.streamLimit == nil)
         #expect(!state.canOpenStream(now: t0))
+        #expect(state.room(now: t0) == 0)
         #expect(state.idleDeadline == nil)
+        #expect(state.rateAllowsNextStream(now: t0) == nil)
+        // Shutdown closes connections still setting up: nothing to say on them.
+        #expect(state.closeGracefully() == .none)
+        #expect(state.phase == phase)
     }
 
-    @Test func everyEventAfterCloseIsIgnored() {
+    /// The pool ticks and closes (at shutdown) a connection that closed since its last pass.
+    @Test func aClosedConnectionTicksAndClosesAgainWithoutEffect() {
         var state = makeReady()
         state.streamOpened(now: t0)
         #expect(state.closed() == .releaseStreams)
         #expect(state.closed() == .none)
-        #expect(state.resolved() == .none)
-        #expect(state.socketConnected() == .none)
-        #expect(state.proxyEstablished() == .none)
-        #expect(state.handshakeCompleted(now: t0) == .none)
-        #expect(state.goAwayReceived() == .none)
         #expect(state.closeGracefully() == .none)
         #expect(state.tick(now: t0 + .seconds(3600)) == .none)
-        state.streamOpened(now: t0)
-        state.streamClosed(responded: true)
         #expect(state.phase == .closed)
+        #expect(state.ready == nil)
         #expect(state.openStreams == 0)
         #expect(!state.canOpenStream(now: t0))
+        #expect(state.room(now: t0) == 0)
         #expect(state.nextDeadline == nil)
         #expect(state.idleDeadline == nil)
-    }
-
-    @Test func aStreamCloseWithoutAnOpenStreamIsIgnored() {
-        var state = makeReady()
-        state.streamClosed(responded: true)
-        #expect(state.openStreams == 0)
-        #expect(!state.receivedFirstResponse)
     }
 
     // MARK: Connect deadline
@@ -245,6 +217,7 @@ import Testing
         state.streamClosed(responded: true)
         #expect(state.receivedFirstResponse)
         #expect(state.streamCap == 10)
+        #expect(state.room(now: t0) == 10)
         for _ in 0..<10 {
             #expect(state.canOpenStream(now: t0))
             state.streamOpened(now: t0)
@@ -376,10 +349,15 @@ import Testing
         }
         let held = t0 + .milliseconds(500)
         #expect(!state.canOpenStream(now: held), "three started within the second")
+        #expect(state.room(now: held) == 0)
+        #expect(state.room(now: t0 + .milliseconds(1050)) == 1, "the start at t0 left the window")
+        #expect(state.room(now: t0 + .milliseconds(1150)) == 2)
+        #expect(state.room(now: t0 + .seconds(2)) == 3)
         #expect(state.rateAllowsNextStream(now: held) == t0 + .seconds(1))
         #expect(state.canOpenStream(now: t0 + .seconds(1)))
         state.streamOpened(now: t0 + .seconds(1))
         #expect(!state.canOpenStream(now: t0 + .milliseconds(1050)))
+        #expect(state.room(now: t0 + .milliseconds(1050)) == 0)
         #expect(state.rateAllowsNextStream(now: t0 + .milliseconds(1050)) == t0 + .milliseconds(1100))
         #expect(state.canOpenStream(now: t0 + .milliseconds(1100)))
     }

@@ -16,7 +16,7 @@ extension Connection {
             startTLS(now: now)
         case .reportReady:
             logger.debug("TLS established, HTTP/2 ready")
-            delegate.connectionBecameReady(self)
+            delegate.connectionBecameReady(self, now: now)
             flush()
         case .sendPing:
             logger.trace("idle: sending PING")

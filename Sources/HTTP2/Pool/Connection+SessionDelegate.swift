@@ -31,19 +31,20 @@ extension Connection: NGHTTP2SessionDelegate {
         if let overflow = stream.overflow {
             // Our own reset: the server answered, but not within the limits. Not retried here.
             state.streamClosed(responded: false)
+            delegate.connection(self, closedStreamAnsweredAfter: nil)
             request.complete(.failure(HTTP2Error(code: .responseTooLarge,
                                                  message: "the response (HTTP \(stream.status)) \(overflow); the stream was reset")))
             return
         }
         let responded = errorCode == 0 && stream.status > 0
         state.streamClosed(responded: responded)
+        delegate.connection(self, closedStreamAnsweredAfter: responded ? .now - stream.openedAt : nil)
         if errorCode == NGHTTP2Session.refusedStream {
             guard !request.isDone else { return }
             delegate.connection(self, refused: request)
             return
         }
         if responded {
-            delegate.connection(self, completedRequestAfter: .now - stream.openedAt)
             request.complete(.success(stream.response))
             return
         }

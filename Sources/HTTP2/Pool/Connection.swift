@@ -3,15 +3,16 @@ import Logging
 /// What a connection reports to its pool. Implementations must not add or remove connections
 /// while handling these (the pool iterates its list when they fire).
 protocol ConnectionDelegate: AnyObject {
-    func connectionBecameReady(_ connection: Connection)
+    func connectionBecameReady(_ connection: Connection, now: ContinuousClock.Instant)
     /// TCP, proxy or TLS set-up failed: nothing was sent on it.
     func connection(_ connection: Connection, failedToConnect error: HTTP2Error)
     /// Requests whose HEADERS never left: safe to dispatch elsewhere.
     func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest])
     /// REFUSED_STREAM or above a GOAWAY's last stream id: the server did not process it.
     func connection(_ connection: Connection, refused request: PendingRequest)
-    /// A response arrived `latency` after its stream was opened.
-    func connection(_ connection: Connection, completedRequestAfter latency: Duration)
+    /// A stream closed (before its request completes); `latency` after it was opened when a
+    /// response arrived.
+    func connection(_ connection: Connection, closedStreamAnsweredAfter latency: Duration?)
     func connectionReceivedGoAway(_ connection: Connection)
     func connectionReceivedPingAck(_ connection: Connection)
 }

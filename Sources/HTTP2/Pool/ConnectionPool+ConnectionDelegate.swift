@@ -1,44 +1,48 @@
-/// How the pool reacts to connection events: resubmission, failure, statistics.
+/// Connection events, fed to the machine; the pool performs what it answers.
 extension ConnectionPool: ConnectionDelegate {
-    /// A request may be refused this often (REFUSED_STREAM / GOAWAY) and resubmitted.
-    static let maximumResubmissions = 3
-
-    func connectionBecameReady(_ connection: Connection) {
-        backoff.reset()
-        connectNotBefore = nil
+    func connectionBecameReady(_ connection: Connection, now: ContinuousClock.Instant) {
+        machine.connectionReady(connection.id, now: now)
         shared.connectionsOpened.add(1, ordering: .relaxed)
     }
 
     func connection(_ connection: Connection, failedToConnect error: HTTP2Error) {
-        guard !shuttingDown else { return }
-        connectAttemptFailed(error, now: .now)
+        connectAttemptFailed(connection.id, error, now: .now)
     }
 
     func connection(_ connection: Connection, closedWithUnsent requests: [PendingRequest]) {
-        for request in requests.reversed() {
-            if shuttingDown {
+        switch machine.connectionClosed(connection.id, unsent: requests.count) {
+        case .none:
+            break
+        case .requeue:
+            for request in requests.reversed() { requeue(request) }
+        case .failUnsent:
+            for request in requests.reversed() {
                 request.complete(.failure(HTTP2Error(code: .shutdown, message: "client shut down")))
-            } else {
-                enqueue(request, atFront: true)
             }
+        case let action:
+            assertionFailure("not a connection-closed action: \(action)")
         }
+    }
+
+    func connection(_ connection: Connection, closedStreamAnsweredAfter latency: Duration?) {
+        if latency != nil { shared.requestsCompleted.add(1, ordering: .relaxed) }
+        paced(machine.streamClosed(connection.id, answeredAfter: latency, now: .now))
     }
 
     func connection(_ connection: Connection, refused request: PendingRequest) {
         request.refusals += 1
-        guard request.refusals <= Self.maximumResubmissions, !shuttingDown else {
+        switch machine.refused(refusals: request.refusals) {
+        case .requeue:
+            requeue(request)
+        case .failRefused:
             request.complete(.failure(HTTP2Error(code: .refused, message: "refused by the server \(request.refusals) times")))
-            return
+        case let action:
+            assertionFailure("not a refusal action: \(action)")
         }
-        enqueue(request, atFront: true)
-    }
-
-    func connection(_ connection: Connection, completedRequestAfter latency: Duration) {
-        shared.requestsCompleted.add(1, ordering: .relaxed)
-        paced(pacing.answered(after: latency, inFlight: streamsInFlight + 1, capacity: connectionCapacity, now: .now))
     }
 
     func connectionReceivedGoAway(_ connection: Connection) {
+        machine.goAwayReceived(connection.id)
         shared.goAwaysReceived.add(1, ordering: .relaxed)
     }
 

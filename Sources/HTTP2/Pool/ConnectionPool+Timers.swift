@@ -17,44 +17,38 @@ extension ConnectionPool {
     private func timeOut(_ request: PendingRequest, now: ContinuousClock.Instant) {
         switch request.place {
         case .queued:
-            queuedCount -= 1
+            _ = machine.requestTimedOut(queued: true, now: now)
             // Never written to a connection: the server cannot have it.
             request.complete(.failure(HTTP2Error(code: .unsent, message: "no connection could take the request within \(configuration.requestTimeout) (server unreachable?)")))
         case .inFlight(let connection, let streamID):
             connection.cancel(streamID: streamID)
             request.complete(.failure(HTTP2Error(code: .timeout, message: "no response within \(configuration.requestTimeout)")))
-            paced(pacing.timedOut(inFlight: streamsInFlight, now: now))
+            paced(machine.requestTimedOut(queued: false, now: now))
         case .done:
             return
         }
     }
 
-    /// Closes connections without a request for `idleConnectionTimeout`, keeping `minConnections`.
+    /// Closes the connections the machine finds idle (it keeps `minConnections`).
     private func closeIdleConnections(now: ContinuousClock.Instant) {
-        var usable = connections.reduce(0) { $0 + ($1.state.isUsable ? 1 : 0) }
-        guard usable > configuration.minConnections else { return }
-        for connection in connections {
-            guard usable > configuration.minConnections else { return }
-            if let deadline = connection.state.idleDeadline, now >= deadline {
-                connection.logger.debug("closing idle connection")
-                usable -= 1
-                connection.closeGracefully(failingSentWith: HTTP2Error(code: .connectionLost, message: "idle close"), now: now)
+        while case .closeIdle(let id) = machine.tick(now: now) {
+            guard let connection = connection(id) else {
+                return assertionFailure("the machine closes only connections the pool holds")
             }
+            connection.logger.debug("closing idle connection")
+            connection.closeGracefully(failingSentWith: HTTP2Error(code: .connectionLost, message: "idle close"), now: now)
         }
     }
 
     func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
         var next = now + .seconds(10)
         if let request = deadlines.first { next = min(next, request.deadline) }
-        // Idle deadlines matter only while closeIdleConnections would act on them: the last
-        // `minConnections` stay open, and a past deadline for them would make every poll return at once.
-        let usable = connections.reduce(0) { $0 + ($1.state.isUsable ? 1 : 0) }
         for connection in connections {
             if let timer = connection.state.nextDeadline { next = min(next, timer) }
-            if usable > configuration.minConnections, let idle = connection.state.idleDeadline { next = min(next, idle) }
         }
-        if queuedCount > 0, let connectNotBefore { next = min(next, connectNotBefore) }
-        if queuedCount > 0 {
+        // The connect backoff, while requests wait; idle deadlines beyond `minConnections`.
+        if let deadline = machine.nextDeadline() { next = min(next, deadline) }
+        if machine.queued > 0 {
             // Requests wait for a connection's request rate: wake when the first lets one start.
             for connection in connections {
                 if let start = connection.state.rateAllowsNextStream(now: now) { next = min(next, start) }

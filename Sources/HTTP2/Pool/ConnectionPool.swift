@@ -13,29 +13,18 @@ final class ConnectionPool {
     let heartbeat: LoopHeartbeat
 
     var tlsContext: TLSContext?
+    /// In the order they were opened, as in the machine.
     var connections: [Connection] = []
-    var nextConnectionID = 0
+    /// Every decision: dispatch, opening, backoff, failing the queue, idle close, pacing.
+    var machine: ConnectionPoolStateMachine
     /// Requests waiting for a stream, FIFO. Timed-out entries stay until popped (they are done).
     var queue = FIFOQueue<PendingRequest>()
-    var queuedCount = 0
     /// Every live request in arrival order: deadlines are arrival + requestTimeout, so the
     /// front is always the next to expire.
     var deadlines = FIFOQueue<PendingRequest>()
-    /// Between failed connection attempts: a down server gets no connect storm.
-    /// Capped at 2 s so that the worker sends again within ~2 s of APNs' return (issue "reliability": 5 s).
-    var backoff = Backoff(range: .milliseconds(100) ... .seconds(2))
-    var connectNotBefore: ContinuousClock.Instant?
     /// Since when the pool is paced, for the log line when it is not any more.
     var pacedSince: ContinuousClock.Instant?
     var statistics = HTTP2ClientStatistics()
-    var shuttingDown = false
-    /// The last stream limit a peer announced: APNs lowers it to 1 after a rejection and raises it
-    /// again after a success (the local cap until a first SETTINGS).
-    private lazy var lastStreamLimit = configuration.maxStreamsPerConnection
-    /// Requests on the wire at most, by how fast the server answers.
-    lazy var pacing = StreamPacing(requestTimeout: configuration.requestTimeout)
-    /// Streams the connections allow, before pacing (set with the statistics).
-    var connectionCapacity = 0
 
     private var intake: [Submission] = []
     private var answers: [Resolver.Answer] = []
@@ -47,6 +36,7 @@ final class ConnectionPool {
         self.logger = logger
         self.shared = shared
         self.wakeup = wakeup
+        machine = ConnectionPoolStateMachine(parameters: ConnectionPoolStateMachine.Parameters(configuration: configuration))
         heartbeat = LoopHeartbeat(name: "HTTP/2 pool \(configuration.host)")
     }
 
@@ -60,7 +50,8 @@ final class ConnectionPool {
             for submission in intake {
                 let request = PendingRequest(submission)
                 deadlines.append(request)
-                enqueue(request)
+                queue.append(request)
+                machine.submitted()
             }
             intake.removeAll(keepingCapacity: true)
             if shutdownRequested { break }
@@ -95,41 +86,55 @@ final class ConnectionPool {
         shutdown()
     }
 
-    func enqueue(_ request: PendingRequest, atFront: Bool = false) {
+    /// Puts requests back at the front of the queue (the machine counted them), keeping their order.
+    func requeue(_ request: PendingRequest) {
         request.place = .queued
-        queuedCount += 1
-        if atFront { queue.prepend(request) } else { queue.append(request) }
+        queue.prepend(request)
     }
 
-    /// Hands queued requests to the least-loaded connection with room; opens another
-    /// connection when none has room.
+    /// Hands queued requests to the connections the machine picks, and opens the connection it asks for.
     func dispatch(now: ContinuousClock.Instant) {
-        let allowed = pacing.allowed(capacity: .max)
-        var onTheWire = allowed == .max ? 0 : streamsInFlight
-        while let request = queue.first {
-            if request.isDone {
-                _ = queue.popFirst()
-                continue
-            }
-            guard onTheWire < allowed, let connection = leastLoadedConnectionWithRoom(now: now) else { break }
-            _ = queue.popFirst()
-            queuedCount -= 1
-            if connection.submit(request, now: now) {
-                onTheWire += 1
-            } else {
-                enqueue(request, atFront: true)
+        for connection in connections where connection.state.isUsable {
+            machine.connectionRoom(connection.id, room: connection.state.room(now: now), streamLimit: connection.streamLimit)
+        }
+        while true {
+            switch machine.nextDispatch(now: now) {
+            case .none:
+                return
+            case .dispatch(let id):
+                guard let request = popLiveRequest(), let connection = connection(id) else {
+                    return assertionFailure("the machine dispatches only queued requests to connections the pool holds")
+                }
+                if !connection.submit(request, now: now) {
+                    machine.dispatchFailed(id)
+                    requeue(request)
+                }
+            case .openConnection(let id):
+                openConnection(id, now: now)
+            case let action:
+                assertionFailure("not a dispatch action: \(action)")
+                return
             }
         }
-        // Requests held back by the pacing need no other connection: the server is slow, not full.
-        if queuedCount > 0, onTheWire < allowed { openConnectionIfAllowed(now: now) }
     }
 
-    var streamsInFlight: Int { connections.reduce(0) { $0 + $1.inFlight } }
+    private func popLiveRequest() -> PendingRequest? {
+        while let request = queue.popFirst() {
+            if !request.isDone { return request }
+        }
+        return nil
+    }
+
+    func connection(_ id: ConnectionPoolStateMachine.ConnectionID) -> Connection? {
+        connections.first { $0.id == id }
+    }
 
     /// Acts on a change of pace: the first cut and the return to unpaced are worth an operator's
     /// eye; the steps between are not.
-    func paced(_ change: StreamPacing.Change?) {
-        guard let change else { return }
+    func paced(_ action: ConnectionPoolStateMachine.Action) {
+        guard case .paced(let change) = action else {
+            return assert(action == .none, "pacing returns .paced or .none")
+        }
         switch change {
         case .cut(let ceiling) where pacedSince == nil:
             pacedSince = .now
@@ -146,85 +151,58 @@ final class ConnectionPool {
         }
     }
 
-    private func leastLoadedConnectionWithRoom(now: ContinuousClock.Instant) -> Connection? {
-        var best: Connection?
-        for connection in connections where connection.canTakeRequest(now: now) {
-            if best == nil || connection.inFlight < best!.inFlight { best = connection }
-        }
-        return best
-    }
-
-    /// One connection attempt at a time, never more than `maxConnections` that are not
-    /// draining, and not before the backoff after a failure has passed.
-    private func openConnectionIfAllowed(now: ContinuousClock.Instant) {
-        var active = 0
-        for connection in connections where connection.phase != .closed && !connection.draining {
-            if connection.isConnecting { return }
-            active += 1
-        }
-        guard active < configuration.maxConnections else { return }
-        if let connectNotBefore, now < connectNotBefore { return }
+    private func openConnection(_ id: ConnectionPoolStateMachine.ConnectionID, now: ContinuousClock.Instant) {
         let context: TLSContext
         do {
             if tlsContext == nil { tlsContext = try TLSContext(configuration: configuration) }
             context = tlsContext!
         } catch {
-            return connectAttemptFailed(error, now: now)
+            return connectAttemptFailed(id, error, now: now)
         }
-        nextConnectionID += 1
-        let connection = Connection(id: nextConnectionID, configuration: configuration, tlsContext: context,
+        let connection = Connection(id: id, configuration: configuration, tlsContext: context,
                                     logger: logger, delegate: self, now: now)
         connections.append(connection)
-        logger.debug("opening connection", metadata: [LogKeys.connectionID: "\(nextConnectionID)"])
+        logger.debug("opening connection", metadata: [LogKeys.connectionID: "\(id)"])
         Resolver.resolve(host: connection.target.host, port: connection.target.port,
                          connectionID: connection.id, shared: shared)
     }
 
     /// Backs off, and fails the queued requests when no other connection can take them.
-    func connectAttemptFailed(_ error: HTTP2Error, now: ContinuousClock.Instant) {
-        let delay = backoff.next()
-        connectNotBefore = now + delay
-        logger.warning("connection attempt failed", metadata: [LogKeys.error: "\(error)", LogKeys.retryIn: "\(delay)"])
-        let alternative = connections.contains { connection in
-            connection.phase != .closed && !connection.draining && (connection.isConnecting || connection.phase == .ready)
+    func connectAttemptFailed(_ id: ConnectionPoolStateMachine.ConnectionID, _ error: HTTP2Error, now: ContinuousClock.Instant) {
+        switch machine.connectFailed(id, now: now) {
+        case .none:
+            break
+        case .backOff(let delay):
+            logger.warning("connection attempt failed", metadata: [LogKeys.error: "\(error)", LogKeys.retryIn: "\(delay)"])
+        case .backOffAndFailQueued(let delay):
+            logger.warning("connection attempt failed", metadata: [LogKeys.error: "\(error)", LogKeys.retryIn: "\(delay)"])
+            failQueued(error)
+        case let action:
+            assertionFailure("not a connect-failure action: \(action)")
         }
-        if !alternative { failQueued(error) }
     }
 
+    /// Completes every queued request with `error` (the machine already counted them out).
     func failQueued(_ error: HTTP2Error) {
         while let request = queue.popFirst() {
             request.complete(.failure(error))
         }
-        queuedCount = 0
     }
 
     func publishStatistics() {
-        var open = 0, connecting = 0, streams = 0
-        var limited = 0, capacity = 0
-        for connection in connections {
-            if connection.phase == .ready { open += 1 } else if connection.isConnecting { connecting += 1 }
-            streams += connection.inFlight
-            if connection.phase == .ready, !connection.draining, let limit = connection.streamLimit {
-                limited += 1
-                capacity += limit
-                lastStreamLimit = limit
-            }
-        }
-        // Connections not open yet (or draining) will get what the server allowed last.
-        capacity += max(0, configuration.maxConnections - limited) * lastStreamLimit
-        connectionCapacity = capacity
-        capacity = pacing.allowed(capacity: capacity)
-        statistics.openConnections = open
-        statistics.connecting = connecting
-        statistics.streamsInFlight = streams
-        statistics.queuedRequests = queuedCount
-        statistics.streamCapacity = capacity
+        let gauges = machine.statistics()
+        statistics.openConnections = gauges.open
+        statistics.connecting = gauges.connecting
+        statistics.streamsInFlight = gauges.streamsInFlight
+        statistics.queuedRequests = gauges.queued
+        statistics.streamCapacity = gauges.streamCapacity
         shared.publish(statistics)
     }
 
     /// GOAWAY(NO_ERROR) on every connection; everything not yet answered fails with `.shutdown`.
     private func shutdown() {
-        shuttingDown = true
+        let action = machine.shutdown()
+        assert(action == .shutDown, "the pool shuts down once")
         let error = HTTP2Error(code: .shutdown, message: "client shut down")
         failQueued(error)
         let now = ContinuousClock.now

@@ -1,9 +1,10 @@
 /// The decisions of one HTTP/2 connection, apart from its I/O: the set-up phase, draining, how many
 /// streams it may open, and its timers (set-up deadline, idle PING and its ACK deadline, idle
 /// close). `Connection` feeds it events and performs the actions it returns, so every rule here is
-/// tested with explicit instants, without sockets or a clock. Events that do not apply in the
-/// current phase change nothing (and return `.none`).
+/// tested with explicit instants, without sockets or a clock. What exists only once the connection
+/// is ready (streams, draining, the peer's limit, the PING) lives in `Stage.ready`.
 struct ConnectionState {
+    /// The stage without its data: for logs, errors and the caller's switches.
     enum Phase: Equatable, Sendable {
         /// getaddrinfo runs on a helper thread (see `Resolver`); no socket yet.
         case resolving
@@ -86,46 +87,85 @@ struct ConnectionState {
         case releaseStreams
     }
 
+    /// Where the connection is; what applies only once it is ready lives in `Ready`.
+    enum Stage: Equatable, Sendable {
+        /// getaddrinfo runs on a helper thread (see `Resolver`); no socket yet.
+        case resolving
+        case connecting
+        case proxyWriting
+        case proxyReading
+        case tlsHandshake
+        case ready(Ready)
+        case closed
+    }
+
+    /// A ready connection: its session's stream limits, its streams and its timers.
+    struct Ready: Equatable, Sendable {
+        /// GOAWAY received or sent, or no stream id left: no new streams.
+        var draining = false
+        /// The peer's live SETTINGS_MAX_CONCURRENT_STREAMS; nil until its first SETTINGS.
+        var peerMaxConcurrentStreams: Int?
+        /// APNs allows one stream until a request got a response.
+        var receivedFirstResponse = false
+        var openStreams = 0
+        /// When the peer was last heard from. Only received bytes count: writes to a peer that is
+        /// gone still succeed (into the kernel's buffer) and must not keep the PING away.
+        var lastActivity: ContinuousClock.Instant
+        var lastRequest: ContinuousClock.Instant
+        var pingSentAt: ContinuousClock.Instant?
+        var rate: RequestRate?
+    }
+
     /// Until the peer's SETTINGS arrive (nghttp2 assumes the same).
     static let initialPeerMaxConcurrentStreams = 100
 
     let parameters: Parameters
     let connectDeadline: ContinuousClock.Instant
-    private(set) var phase = Phase.resolving
-    /// GOAWAY received or sent, or no stream id left: no new streams.
-    private(set) var draining = false
-    private(set) var receivedSettings = false
-    /// APNs allows one stream until a request got a response.
-    private(set) var receivedFirstResponse = false
-    /// The peer's live SETTINGS_MAX_CONCURRENT_STREAMS.
-    private(set) var peerMaxConcurrentStreams = initialPeerMaxConcurrentStreams
-    private(set) var openStreams = 0
-    /// When the peer was last heard from. Only received bytes count: writes to a peer that is gone
-    /// still succeed (into the kernel's buffer) and must not keep the PING away.
-    private(set) var lastActivity: ContinuousClock.Instant
-    private(set) var lastRequest: ContinuousClock.Instant
-    private(set) var pingSentAt: ContinuousClock.Instant?
-    private(set) var rate: RequestRate?
+    private(set) var stage = Stage.resolving
 
     init(parameters: Parameters, now: ContinuousClock.Instant) {
         self.parameters = parameters
         connectDeadline = now + parameters.connectTimeout
-        rate = parameters.maxRequestsPerSecond.map(RequestRate.init(perSecond:))
-        lastActivity = now
-        lastRequest = now
     }
 
     // MARK: Queries
 
+    var phase: Phase {
+        switch stage {
+        case .resolving: .resolving
+        case .connecting: .connecting
+        case .proxyWriting: .proxyWriting
+        case .proxyReading: .proxyReading
+        case .tlsHandshake: .tlsHandshake
+        case .ready: .ready
+        case .closed: .closed
+        }
+    }
+
+    /// Set only while ready.
+    var ready: Ready? {
+        guard case .ready(let ready) = stage else { return nil }
+        return ready
+    }
+
+    var draining: Bool { ready?.draining ?? false }
+    var receivedSettings: Bool { ready?.peerMaxConcurrentStreams != nil }
+    var receivedFirstResponse: Bool { ready?.receivedFirstResponse ?? false }
+    var peerMaxConcurrentStreams: Int { ready?.peerMaxConcurrentStreams ?? Self.initialPeerMaxConcurrentStreams }
+    var openStreams: Int { ready?.openStreams ?? 0 }
+    var lastActivity: ContinuousClock.Instant? { ready?.lastActivity }
+    var lastRequest: ContinuousClock.Instant? { ready?.lastRequest }
+    var pingSentAt: ContinuousClock.Instant? { ready?.pingSentAt }
+
     var isConnecting: Bool {
-        switch phase {
+        switch stage {
         case .resolving, .connecting, .proxyWriting, .proxyReading, .tlsHandshake: true
         case .ready, .closed: false
         }
     }
 
     /// Ready and not draining: counts towards the pool's open connections.
-    var isUsable: Bool { phase == .ready && !draining }
+    var isUsable: Bool { ready.map { !$0.draining } ?? false }
 
     /// How many streams may be open at once: min(local cap, the peer's limit), and at most one
     /// until the first response.
@@ -135,152 +175,180 @@ struct ConnectionState {
 
     /// min(local cap, the peer's limit) once the peer's SETTINGS are in.
     var streamLimit: Int? {
-        receivedSettings ? max(0, min(parameters.maxStreams, peerMaxConcurrentStreams)) : nil
+        ready?.peerMaxConcurrentStreams.map { max(0, min(parameters.maxStreams, $0)) }
     }
 
     /// A stream may open now: usable, under the stream cap, and under the request rate.
     func canOpenStream(now: ContinuousClock.Instant) -> Bool {
-        isUsable && openStreams < streamCap && rate?.allows(now: now) != false
+        guard let ready, !ready.draining else { return false }
+        return ready.openStreams < streamCap && ready.rate?.allows(now: now) != false
+    }
+
+    /// How many streams may open now, one after the other: what `canOpenStream` would allow in a row.
+    func room(now: ContinuousClock.Instant) -> Int {
+        guard let ready, !ready.draining else { return 0 }
+        let free = max(0, streamCap - ready.openStreams)
+        guard let rate = ready.rate else { return free }
+        return min(free, rate.remaining(now: now))
     }
 
     /// When the request rate lets the next stream open, while it holds one back now.
     func rateAllowsNextStream(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        guard isUsable, openStreams < streamCap else { return nil }
-        return rate?.nextStart(now: now)
+        guard let ready, !ready.draining, ready.openStreams < streamCap else { return nil }
+        return ready.rate?.nextStart(now: now)
     }
 
     /// When the pool may close this connection as idle: ready, not draining, no stream open.
     var idleDeadline: ContinuousClock.Instant? {
-        isUsable && openStreams == 0 ? lastRequest + parameters.idleTimeout : nil
+        guard let ready, !ready.draining, ready.openStreams == 0 else { return nil }
+        return ready.lastRequest + parameters.idleTimeout
     }
 
     /// The earliest instant at which `tick` has something to do.
     var nextDeadline: ContinuousClock.Instant? {
         if isConnecting { return connectDeadline }
-        guard phase == .ready else { return nil }
-        if let pingSentAt { return pingSentAt + parameters.pingTimeout }
-        return lastActivity + parameters.pingInterval
+        guard let ready else { return nil }
+        if let pingSentAt = ready.pingSentAt { return pingSentAt + parameters.pingTimeout }
+        return ready.lastActivity + parameters.pingInterval
     }
 
     // MARK: Set-up
+    // Connection calls each set-up event only from the stage it belongs to (it switches on
+    // `phase`), and the session events only while a session exists, that is while ready: any other
+    // call is a bug, asserted in debug builds and ignored in release.
 
     mutating func resolved() -> Action {
-        guard phase == .resolving else { return .none }
-        phase = .connecting
+        guard stage == .resolving else { return notApplicable("resolved") }
+        stage = .connecting
         return .connect
     }
 
     mutating func socketConnected() -> Action {
-        guard phase == .connecting else { return .none }
+        guard stage == .connecting else { return notApplicable("socketConnected") }
         if parameters.viaProxy {
-            phase = .proxyWriting
+            stage = .proxyWriting
             return .writeProxyRequest
         }
-        phase = .tlsHandshake
+        stage = .tlsHandshake
         return .startTLS
     }
 
     mutating func proxyRequestWritten() {
-        guard phase == .proxyWriting else { return }
-        phase = .proxyReading
+        guard stage == .proxyWriting else { return _ = notApplicable("proxyRequestWritten") }
+        stage = .proxyReading
     }
 
     mutating func proxyEstablished() -> Action {
-        guard phase == .proxyReading else { return .none }
-        phase = .tlsHandshake
+        guard stage == .proxyReading else { return notApplicable("proxyEstablished") }
+        stage = .tlsHandshake
         return .startTLS
     }
 
     /// TLS is up with h2 selected and the session exists.
     mutating func handshakeCompleted(now: ContinuousClock.Instant) -> Action {
-        guard phase == .tlsHandshake else { return .none }
-        phase = .ready
-        lastActivity = now
-        lastRequest = now
+        guard stage == .tlsHandshake else { return notApplicable("handshakeCompleted") }
+        stage = .ready(Ready(lastActivity: now, lastRequest: now,
+                             rate: parameters.maxRequestsPerSecond.map(RequestRate.init(perSecond:))))
         return .reportReady
     }
 
     // MARK: The session
 
     mutating func settingsReceived(maxConcurrentStreams: Int) {
-        guard phase == .ready else { return }
-        peerMaxConcurrentStreams = maxConcurrentStreams
-        receivedSettings = true
+        updateReady("settingsReceived") { $0.peerMaxConcurrentStreams = maxConcurrentStreams }
     }
 
     mutating func bytesReceived(now: ContinuousClock.Instant) {
-        guard phase == .ready else { return }
-        lastActivity = now
+        updateReady("bytesReceived") { $0.lastActivity = now }
     }
 
     mutating func streamOpened(now: ContinuousClock.Instant) {
-        guard phase == .ready else { return }
-        openStreams += 1
-        lastRequest = now
-        rate?.started(now: now)
+        updateReady("streamOpened") { ready in
+            ready.openStreams += 1
+            ready.lastRequest = now
+            ready.rate?.started(now: now)
+        }
     }
 
     /// The session could not open a stream (stream ids exhausted).
     mutating func streamOpenFailed() {
-        guard phase == .ready else { return }
-        draining = true
+        updateReady("streamOpenFailed") { $0.draining = true }
     }
 
     /// A stream ended; `responded` when it closed normally with a response status.
     mutating func streamClosed(responded: Bool) {
-        guard phase == .ready, openStreams > 0 else { return }
-        openStreams -= 1
-        if responded { receivedFirstResponse = true }
+        updateReady("streamClosed") { ready in
+            guard ready.openStreams > 0 else { return assertionFailure("a stream closes once, after it opened") }
+            ready.openStreams -= 1
+            if responded { ready.receivedFirstResponse = true }
+        }
     }
 
+    /// A second GOAWAY (a server's graceful shutdown sends two) is reported too.
     mutating func goAwayReceived() -> Action {
-        guard phase == .ready else { return .none }
-        draining = true
+        guard case .ready = stage else { return notApplicable("goAwayReceived") }
+        updateReady("goAwayReceived") { $0.draining = true }
         return .reportGoAway
     }
 
     mutating func pingAckReceived() {
-        guard phase == .ready else { return }
-        pingSentAt = nil
+        updateReady("pingAckReceived") { $0.pingSentAt = nil }
     }
 
     // MARK: Timers
 
+    /// Every pass ticks every connection the pool holds, including one that closed since the last
+    /// pass (the pool drops it after the timers): closed, nothing is due.
     mutating func tick(now: ContinuousClock.Instant) -> Action {
         if isConnecting {
             return now >= connectDeadline ? .close(.connectTimedOut(phase)) : .none
         }
-        guard phase == .ready else { return .none }
-        if let pingSentAt {
+        guard case .ready(var ready) = stage else { return .none }
+        if let pingSentAt = ready.pingSentAt {
             return now - pingSentAt >= parameters.pingTimeout ? .close(.pingUnanswered) : .none
         }
-        guard now - lastActivity >= parameters.pingInterval else { return .none }
-        pingSentAt = now
+        guard now - ready.lastActivity >= parameters.pingInterval else { return .none }
+        ready.pingSentAt = now
+        stage = .ready(ready)
         return .sendPing
     }
 
     // MARK: Closing
 
     /// Idle close or shutdown: a ready connection says GOAWAY first. The caller then closes.
+    /// Shutdown closes every connection it holds, also one still setting up (nothing to say) or one
+    /// that closed since the last pass (nothing to do).
     mutating func closeGracefully() -> Action {
-        guard phase == .ready else { return .none }
-        draining = true
+        guard case .ready = stage else { return .none }
+        updateReady("closeGracefully") { $0.draining = true }
         return .sendGoAway
     }
 
-    /// The socket is released (any cause).
+    /// The socket is released (any cause). A connection closes again when shutdown closes one
+    /// that already closed since the last pass: nothing left to do.
     mutating func closed() -> CloseAction {
-        switch phase {
+        switch stage {
         case .closed:
             return .none
         case .ready:
-            phase = .closed
-            openStreams = 0
-            pingSentAt = nil
+            stage = .closed
             return .releaseStreams
         case .resolving, .connecting, .proxyWriting, .proxyReading, .tlsHandshake:
-            phase = .closed
+            stage = .closed
             return .reportConnectFailure
         }
+    }
+
+    private mutating func updateReady(_ event: StaticString, _ update: (inout Ready) -> Void) {
+        guard case .ready(var ready) = stage else { return _ = notApplicable(event) }
+        // Out of the enum while it changes, so the payload is not copied on write.
+        stage = .closed
+        update(&ready)
+        stage = .ready(ready)
+    }
+
+    private func notApplicable(_ event: StaticString) -> Action {
+        assertionFailure("\(event) does not apply in \(phase)")
+        return .none
     }
 }

@@ -23,6 +23,18 @@ struct RequestRate: Equatable, Sendable {
         allows(now: now) ? nil : starts[oldest] + Self.window
     }
 
+    /// How many requests may start at `now`: what the window has not used yet, plus the starts that
+    /// left it. The starts are in time order from `oldest`, so the ones that left are found by bisection.
+    func remaining(now: ContinuousClock.Instant) -> Int {
+        guard !starts.isEmpty else { return perSecond }
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[(oldest + middle) % starts.count] + Self.window <= now { low = middle + 1 } else { high = middle }
+        }
+        return perSecond - starts.count + low
+    }
+
     mutating func started(now: ContinuousClock.Instant) {
         guard starts.count == perSecond else {
             starts.append(now)
