@@ -189,7 +189,8 @@ public final class AMQPClient: Sendable {
 
     /// A fresh publish channel. RabbitMQ 3.10 can keep nacking every publish to a quorum queue on
     /// a channel that was opened while that queue's leader died, though a new leader took over
-    /// (seen 160 times in a row over 30 s by ops/cluster); a new channel publishes normally.
+    /// (seen by ops/cluster: docs/evidence/code-measurements.md#publish-channel-renewal); a new
+    /// channel publishes normally.
     /// Publishes in flight on the old channel fail (`connectionLost`) for their callers to retry.
     public func renewPublishChannel() async throws(AMQPError) {
         _ = try await admin(.renewPublishChannel)

@@ -2,8 +2,8 @@
 ///
 /// The strings and headers live in one shared object, replaced on write: a delivery's properties
 /// are copied into every closure and command that carries the message, and copying seven
-/// reference-counted fields each time cost ~5,000 instructions per one-token job
-/// (`ops/count-instructions`: 111,852 → 106,538).
+/// reference-counted fields each time was costly (measured:
+/// docs/evidence/code-measurements.md#amqp-properties).
 public struct AMQPProperties: Sendable, Hashable {
     /// The reference-counted fields, shared by every copy.
     private struct Strings: Sendable, Hashable {

@@ -1,8 +1,8 @@
 /// Base64 and base64url (RFC 4648) without Foundation, so the pure modules stay light.
 ///
 /// Index loops over arrays with table lookups: a Web Push job encodes and decodes two keys per
-/// subscription, and the iterator-and-append form this replaced was 3% of the worker's CPU per
-/// Web Push message (perf, `ops/bench-platforms --profile webpush`).
+/// subscription, and the iterator-and-append form this replaced showed in a Web Push message's
+/// CPU (measured: docs/evidence/code-measurements.md#base64).
 public enum Base64 {
     private static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

@@ -5,8 +5,8 @@ import Darwin
 #endif
 
 /// Reads a whole (small) file: keys and certificates. POSIX calls, not Foundation's FileManager:
-/// the worker touches no Foundation code at run time, which kept its idle resident set ~1 MB
-/// smaller (README "Memory allocator").
+/// the worker touches no Foundation code at run time, which keeps its idle resident set smaller
+/// (measured: docs/evidence/code-measurements.md#file-reads-without-foundation).
 public enum FileBytes {
     /// nil when the file cannot be opened or read.
     public static func contents(of path: String) -> [UInt8]? {

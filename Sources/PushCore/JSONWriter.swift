@@ -25,7 +25,7 @@ public struct JSONWriter: Sendable {
 
     /// A member name written with its quotes and colon (`"\"devices\":"`), for objects written per
     /// job: one copy of static bytes, where a `StaticString` key takes four appends and an encoded
-    /// array a retain and a generic copy (`ops/count-instructions`: ~2,500 instructions a job.completed).
+    /// array a retain and a generic copy (measured: docs/evidence/code-measurements.md#json-writer).
     public struct Name: Sendable {
         fileprivate let quoted: StaticString
 
@@ -140,7 +140,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Names written in the code need no escaping: copied in one go (scanning each for escapes
-    /// was ~2% of a one-token job's CPU, `ops/bench --profile a`).
+    /// showed in a one-token job's CPU; measured: docs/evidence/code-measurements.md#json-writer).
     private mutating func appendKey(_ key: StaticString) {
         appendSeparator()
         assert(Self.isPlainName(key), "JSON member names written in code must need no escaping")

@@ -190,8 +190,8 @@ public struct JobParser: Sendable {
     }
 
     /// The rule for a job's `app` (and a group's name): what the configuration file checks app names with.
-    /// Over the string's own storage: `utf8.allSatisfy` stepped a String index per byte (~700
-    /// instructions for "default", `ops/count-instructions`).
+    /// Over the string's own storage: `utf8.allSatisfy` stepped a String index per byte (measured:
+    /// docs/evidence/code-measurements.md#app-name-check).
     public static func isName(_ text: String) -> Bool {
         let utf8 = text.utf8.span
         for index in utf8.indices where !isNameByte(utf8[index]) { return false }

@@ -1,8 +1,8 @@
 /// A short list of names, looked up by a scan that compares UTF-8 lengths before contents.
 ///
 /// For a handful of names (a job's fields, a worker's apps, a connection's consumer tags) this
-/// beats a `Dictionary`, which hashes the looked-up string: ~500 instructions a lookup, ~1,000 of
-/// a one-token job for the consumer tag alone (`ops/count-instructions`). Comparing lengths first
+/// beats a `Dictionary`, which hashes the looked-up string on every lookup (measured:
+/// docs/evidence/code-measurements.md#length-first-names). Comparing lengths first
 /// matters too: `==` on two different Strings takes the slow path, and the length check skips it
 /// for nearly every name but the one. The lengths are kept beside the names, so a lookup reads
 /// two arrays, allocates nothing and walks no String index.

@@ -1,7 +1,7 @@
 /// A job's payload as it will be sent (compact, already checked by `JSONParser`), read member by
 /// member when a platform's rules ask (APNs: `aps`). Building the whole payload as dictionaries,
-/// which the rules never read but for one member, was a quarter of parsing a one-token job
-/// (callgrind, `ops/count-instructions`).
+/// which the rules never read but for one member, was a large part of parsing a job (measured:
+/// docs/evidence/code-measurements.md#payload-object).
 public struct PayloadObject: Sendable {
     /// The payload's bytes, as sent.
     public let bytes: [UInt8]

@@ -2,7 +2,7 @@
 ///
 /// The fields live in one shared object, copied on write: a job travels through a dozen closures
 /// and values (delivery round, requests, settlement), and copying nine fields each time cost a
-/// retain and a release per field (~4% of a one-token job's CPU in `ops/bench --profile a`).
+/// retain and a release per field (measured: docs/evidence/code-measurements.md#push-job-storage).
 public struct PushJob: Sendable, Hashable {
     /// Every field, declared once; equality and hashing are synthesized from them.
     private struct Fields: Sendable, Hashable {

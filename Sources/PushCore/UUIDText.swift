@@ -4,9 +4,9 @@
 public enum UUIDText {
     public static func format(high: UInt64, low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
-            // Each group from its last digit back, the dashes at fixed places: a third of the
-            // instructions of a loop that asked at every digit which word and whether a dash
-            // came next (callgrind of `ops/bench` a: three ids a job).
+            // Each group from its last digit back, the dashes at fixed places: far fewer
+            // instructions than a loop that asked at every digit which word and whether a dash
+            // came next (measured: docs/evidence/code-measurements.md#request-ids).
             writeHex(high >> 32, digits: 8, into: text, at: 0)
             text[8] = UInt8(ascii: "-")
             writeHex(high >> 16, digits: 4, into: text, at: 9)

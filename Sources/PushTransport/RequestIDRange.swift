@@ -13,13 +13,14 @@ public struct RequestIDRange: Sendable, Hashable {
     private let low: UInt32
     public let count: Int
     /// Formatted once: every job sends with it and names it in job.completed (formatting it
-    /// twice was ~900 instructions of a one-token job, `ops/count-instructions`).
+    /// twice showed in a one-token job's instructions; measured:
+    /// docs/evidence/code-measurements.md#request-ids).
     public let first: String?
 
     /// The prefix is a counter of job attempts (4 bytes) and 64 random bits drawn once per process:
-    /// unique within the process by construction, across processes by the random half. Twelve
-    /// getrandom calls per job (one per random byte) were 7% of a one-token job's CPU
-    /// (`ops/bench --profile a`, crng_make_state in the kernel).
+    /// unique within the process by construction, across processes by the random half. A
+    /// getrandom call per random byte of every job was a noticeable share of a one-token job's CPU
+    /// (measured: docs/evidence/code-measurements.md#request-ids).
     public init(count: Int) {
         self.init(count: count, countingIn: Self.attempts)
     }

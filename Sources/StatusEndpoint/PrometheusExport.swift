@@ -4,8 +4,8 @@ import Prometheus
 /// The worker's metrics in Prometheus' text format, by swift-prometheus: `factory` goes to
 /// `WorkerMetrics`, `exposition()` is what `GET /metrics` answers. The histograms' buckets are
 /// chosen for push latencies: 1 ms to 60 s. The worker's timings are swift-metrics Recorders of
-/// seconds (Prometheus histograms of Double): a Timer's Duration buckets cost ~3 times the
-/// instructions per record (128-bit compares, an Int128 multiply), three records per one-token job.
+/// seconds (Prometheus histograms of Double): a Timer's Duration buckets cost more per record
+/// (128-bit compares, an Int128 multiply; measured: docs/evidence/code-measurements.md#latency-histograms).
 public struct PrometheusExport: Sendable {
     public let registry = PrometheusCollectorRegistry()
     public let factory: any MetricsFactory

@@ -132,10 +132,10 @@ final class P256Key: @unchecked Sendable {
 
 /// The P-256 group for the per-message ECDH, built once per process. Building it costs more than a
 /// message's hashing and encryption together, and going through EVP_PKEY (a key object, a provider
-/// lookup and a context per step) cost a quarter more than the same two scalar multiplications
-/// done here: 1,094,000 against 822,000 instructions per message (import, key pair, ECDH; callgrind
-/// over a C loop of 1,000, OpenSSL 3.0). The math is the one EVP runs underneath: EC_POINT_mul with
-/// the secret scalar, which for P-256 is OpenSSL's constant-time nistz256 code.
+/// lookup and a context per step) cost more than the same two scalar multiplications done here
+/// (measured: docs/evidence/code-measurements.md#p-256-ecdh). The math is the one EVP runs
+/// underneath: EC_POINT_mul with the secret scalar, which for P-256 is OpenSSL's constant-time
+/// nistz256 code.
 ///
 /// OpenSSL never changes a group after it is made (every EC_POINT function takes it `const`), so
 /// threads share it; each caller brings its own BN_CTX.

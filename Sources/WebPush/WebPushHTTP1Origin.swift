@@ -149,8 +149,9 @@ final class WebPushHTTP1Origin: Sendable {
     private func makeClient(address: IPAddress?) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
         // Closing a connection waits for the service's close_notify while reading on (5 s by
-        // default): a hostile service answering without end was read at 200 MB/s meanwhile. A
-        // connection this client closes is closed at once.
+        // default): a hostile service answering without end kept it reading all that time
+        // (measured: docs/evidence/code-measurements.md#web-push-tls-shutdown). A connection this
+        // client closes is closed at once.
         tls.shutdownTimeout = .zero
         if let extraCAFile = configuration.extraCAFile {
             // The system's roots stay trusted; the file's are added (a test or on-premises service).

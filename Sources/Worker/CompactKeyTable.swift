@@ -1,7 +1,7 @@
 /// A set of 32-byte keys, written here for memory rather than taken from the standard library:
-/// `Set` keeps at most 3/4 of a power-of-two table filled, so a million keys took 2^21 slots
-/// (67 MB, most of a 1M-device fan-out's 117 MB peak RSS). This table is sized from the expected
-/// count and filled up to 7/8 (a million keys: 1.14M slots, 36.6 MB). Open addressing with linear
+/// `Set` keeps at most 3/4 of a power-of-two table filled, so a million keys took 2^21 slots, most
+/// of a large fan-out's peak RSS. This table is sized from the expected count and filled up to 7/8
+/// (measured: docs/evidence/code-measurements.md#fan-out-key-table). Open addressing with linear
 /// probing; the all-zero key marks an empty slot, so the zero key itself is kept in a flag.
 /// Positions come from the standard `Hasher` (seeded per process), so chosen keys cannot force
 /// long probe runs.
@@ -13,8 +13,8 @@ struct CompactKeyTable {
 
     /// At most 7 of every 8 slots used: an insert into a table that full probes ~32 slots on
     /// average (linear probing, ½(1 + 1/(1 − α)²)), consecutive ones, a few cache lines; over the
-    /// whole fill far fewer. 4/5 (40 MB for a million keys) left a 1M-device fan-out at 99.6–100 MB
-    /// peak RSS, at its 100 MB target.
+    /// whole fill far fewer. 4/5 left a 1M-device fan-out with no margin under its peak RSS
+    /// target (measured: docs/evidence/code-measurements.md#fan-out-key-table).
     static let maxLoadNumerator = 7
     static let maxLoadDenominator = 8
     static let minimumSlots = 16
@@ -35,8 +35,8 @@ struct CompactKeyTable {
 
     /// Inserts the key; returns false if it was already there. Membership is settled before the
     /// load: the table is sized from SCARD and SSCAN may return a member twice, so a duplicate
-    /// arriving at the load limit must not double the table (73 MB beside the old 36.6 MB for a
-    /// million devices).
+    /// arriving at the load limit must not double the table (a new table beside the old one at the
+    /// peak; sizes in docs/evidence/code-measurements.md#fan-out-key-table).
     mutating func insert(_ key: Key) -> Bool {
         if key == .zero {
             defer { containsZero = true }

@@ -65,7 +65,8 @@ struct GroupExpander: Sendable {
         return missing
     }
 
-    /// A million devices' keys (~70 MB): larger fan-outs grow the set as they go.
+    /// A million devices' keys (sizes in docs/evidence/code-measurements.md#fan-out-key-table):
+    /// larger fan-outs grow the set as they go.
     static let maxReservedDevices = 1_000_000
 
     /// The groups' sizes now (SCARD: 0 for a key that does not exist). They may change while

@@ -2,8 +2,9 @@ internal import CSystemShim
 import NIOConcurrencyHelpers
 
 /// Gives memory back to the system once the worker is idle. glibc keeps freed memory in its
-/// arenas: after a fan-out of a million devices the worker otherwise stayed ~100 MB above its idle
-/// size, and grew further on the next fan-out when other threads' arenas filled up.
+/// arenas: after a large fan-out the worker otherwise stayed well above its idle size, and grew
+/// further on the next fan-out when other threads' arenas filled up (measured:
+/// docs/evidence/code-measurements.md#heap-return).
 /// Only for glibc's malloc (debug and sanitizer builds): release builds allocate with jemalloc,
 /// whose background thread returns freed pages (Sources/MallocTuning), so there the worker makes
 /// no `HeapReturn` and tunes nothing (`glibcAllocates`), and a job's end takes no lock for it.

@@ -2,8 +2,8 @@ import Logging
 import PushCore
 
 /// A job's log context, attached only when something is logged: setting metadata on a swift-log
-/// `Logger` makes the stream handler re-render its metadata, which cost ~5% of a one-token job's
-/// CPU when done for every job.
+/// `Logger` makes the stream handler re-render its metadata, too costly to do for every job
+/// (measured: docs/evidence/code-measurements.md#job-logger).
 struct JobLog: Sendable {
     let base: Logger
     let jobID: String

@@ -59,8 +59,8 @@ final class ResultPublisher: Sendable {
 
     /// `done(true)` once every message is confirmed (on the AMQP thread, or here when there is
     /// nothing to publish); `done(false)` when the worker shut down first.
-    /// `logger` is built only if something is logged: a job's logger with its metadata cost ~4% of
-    /// a one-token job's CPU (`ops/bench --profile a`) when made for every job.
+    /// `logger` is built only if something is logged: a job's logger with its metadata is costly
+    /// when made for every job (measured: docs/evidence/code-measurements.md#job-logger).
     func publish(_ messages: [Message], logger: @autoclosure @escaping @Sendable () -> Logger,
                  done: @escaping @Sendable (Bool) -> Void) {
         guard messages.count == 1 else {

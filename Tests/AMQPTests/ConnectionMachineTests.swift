@@ -2,11 +2,25 @@
 import Testing
 
 /// The AMQP owner thread's decisions as one value: whole lose-and-reconnect scenarios driven by
-/// events, with ids for publishes and admin requests and the clock passed in. The broker suites
+/// events, with the clock passed in; publishes and admin requests are known by a name. The broker suites
 /// (`AMQPLoopBrokerTests`, `AMQPBrokerTests`) prove the same against RabbitMQ.
 @Suite struct ConnectionMachineTests {
-    /// Publishes and admin requests are ids: the machine hands them back.
-    typealias Machine = ConnectionMachine<Int, String>
+    typealias Machine = ConnectionMachine
+
+    /// A publish known by its id (its routing key); the machine never calls its completion.
+    static func publish(_ id: Int) -> PublishRequest {
+        PublishRequest(exchange: "", routingKey: "\(id)", body: [], properties: AMQPProperties(), mandatory: false, completion: { _ in })
+    }
+
+    /// An admin request known by its name (the queue it names).
+    static func admin(_ name: String) -> AdminCommand {
+        AdminCommand(request: .purge(queue: name), completion: { _ in })
+    }
+
+    static func name(_ command: AdminCommand) -> String {
+        if case .purge(let queue) = command.request { return queue }
+        return "?"
+    }
     let start = ContinuousClock.now
     static let nodes = [
         AMQPEndpoint(host: "127.0.0.1", port: 5672, user: "guest", password: "guest", vhost: "/", tls: false),
@@ -54,12 +68,12 @@ import Testing
         case .startConsumer(let queue, let wireTag, let prefetch): "start \(queue) \(wireTag) \(prefetch)"
         case .cancelConsumer(let wireTag): "cancel \(wireTag)"
         case .report(let event): "report \(event)"
-        case .write(let id): "write \(id)"
-        case .complete(let settled): "complete " + settled.map { "\($0.publish):\((try? $0.result.get()) != nil ? "ok" : "failed")" }.joined(separator: ",")
-        case .completeOverdue(let settled): "overdue " + settled.map { "\($0.publish)" }.joined(separator: ",")
+        case .write(let request): "write \(request.routingKey)"
+        case .complete(let settled): "complete " + settled.map { "\($0.publish.routingKey):\((try? $0.result.get()) != nil ? "ok" : "failed")" }.joined(separator: ",")
+        case .completeOverdue(let settled): "overdue " + settled.map { $0.publish.routingKey }.joined(separator: ",")
         case .reopenPublishChannel: "reopen publish channel"
-        case .runAdmin(let id): "admin \(id)"
-        case .failAdmin(let id, let error): "fail admin \(id) \(error.code)"
+        case .runAdmin(let command): "admin \(name(command))"
+        case .failAdmin(let command, let error): "fail admin \(name(command)) \(error.code)"
         }
     }
 
@@ -84,11 +98,11 @@ import Testing
         var machine = connected(queues: ["jobs"])
         let firstNode = machine.rotation.current
         #expect(Self.describe([machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1", deliveryTag: 1)]) == ["deliver 1.1 to 0"])
-        #expect(Self.describe(machine.publish(1).map { [$0] } ?? []) == ["write 1"])
-        machine.written(1, returnKey: nil, now: start)
+        #expect(Self.describe(machine.publish(Self.publish(1)).map { [$0] } ?? []) == ["write 1"])
+        machine.written(Self.publish(1), returnKey: nil, now: start)
         // A retune in flight holds the admin request until its answer.
         #expect(Self.describe(machine.consume(queue: "jobs", prefetch: 20, maxBodyBytes: 1024).actions) == ["cancel pushworker.1.1"])
-        #expect(machine.admin("count").isEmpty)
+        #expect(machine.admin(Self.admin("count")).isEmpty)
 
         let lost = Self.describe(machine.lost(AMQPError(code: .connectionLost, message: "reset"), now: start + .seconds(1)))
         #expect(lost == ["complete 1:failed", "fail admin count connectionLost", "disconnected"])
@@ -97,8 +111,8 @@ import Testing
         #expect(reconnectAt.map { $0 >= start + .seconds(1) + .milliseconds(50) && $0 <= start + .seconds(1) + .milliseconds(100) } == true)
 
         // Commands while disconnected: publishes and requests fail at once, acks are moot.
-        #expect(Self.describe(machine.publish(2).map { [$0] } ?? []) == ["complete 2:failed"])
-        #expect(Self.describe(machine.admin("purge")) == ["fail admin purge connectionLost"])
+        #expect(Self.describe(machine.publish(Self.publish(2)).map { [$0] } ?? []) == ["complete 2:failed"])
+        #expect(Self.describe(machine.admin(Self.admin("purge"))) == ["fail admin purge connectionLost"])
         let staleAck = Self.describe(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 1), multiple: false, requeue: nil, now: start))
         #expect(staleAck == ["ignore 1 earlierConnection"])
 
@@ -125,16 +139,16 @@ import Testing
     /// answered once, a consume takes effect on the next connection.
     @Test func theRestOfABrokenBatchIsAnsweredWithoutTheConnection() {
         var machine = connected()
-        #expect(Self.describe(machine.publish(1).map { [$0] } ?? []) == ["write 1"])
-        machine.written(1, returnKey: nil, now: start)
+        #expect(Self.describe(machine.publish(Self.publish(1)).map { [$0] } ?? []) == ["write 1"])
+        machine.written(Self.publish(1), returnKey: nil, now: start)
         // The admin request of the batch broke the connection.
-        #expect(Self.describe(machine.admin("declare")) == ["flush", "admin declare"])
+        #expect(Self.describe(machine.admin(Self.admin("declare"))) == ["flush", "admin declare"])
         let lost = Self.describe(machine.lost(AMQPError(code: .connectionLost, message: "503"), now: start))
         #expect(lost == ["complete 1:failed", "disconnected"])
-        #expect(Self.describe(machine.publish(3).map { [$0] } ?? []) == ["complete 3:failed"])
+        #expect(Self.describe(machine.publish(Self.publish(3)).map { [$0] } ?? []) == ["complete 3:failed"])
         let consume = machine.consume(queue: "later", prefetch: 5, maxBodyBytes: 1024)
         #expect(consume.consumer == 0 && consume.actions.isEmpty)
-        #expect(Self.describe(machine.publish(5).map { [$0] } ?? []) == ["complete 5:failed"])
+        #expect(Self.describe(machine.publish(Self.publish(5)).map { [$0] } ?? []) == ["complete 5:failed"])
         guard case .connect? = machine.attemptDue(now: machine.reconnectAt ?? start) else { Issue.record("no attempt"); return }
         #expect(Self.describe(machine.opened()) == ["start later pushworker.1.1 5"])
     }
@@ -173,7 +187,7 @@ import Testing
         _ = machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1", deliveryTag: 1)
         #expect(Self.describe(machine.consume(queue: "jobs", prefetch: 20, maxBodyBytes: 1024).actions) == ["cancel pushworker.1.1"])
         #expect(Self.describe(machine.stopConsuming()) == ["flush"], "no second cancel")
-        #expect(machine.admin("consumer count").isEmpty, "held while the cancel is in flight")
+        #expect(machine.admin(Self.admin("consumer count")).isEmpty, "held while the cancel is in flight")
         _ = machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 1), multiple: false, requeue: nil, now: start)
         let answer = Self.describe(machine.cancelOk(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1"))
         #expect(answer == ["acks 1", "flush", "admin consumer count"])
@@ -184,10 +198,10 @@ import Testing
     @Test func publishesHeldWhileBlockedAreWrittenInOrderOrFailedOnce() {
         var machine = connected()
         #expect(Self.describe(machine.blocked(reason: "low on memory")) == ["report blocked(reason: \"low on memory\")"])
-        #expect(machine.publish(1) == nil && machine.publish(2) == nil)
+        #expect(machine.publish(Self.publish(1)) == nil && machine.publish(Self.publish(2)) == nil)
         #expect(Self.describe(machine.unblocked(now: start)) == ["report unblocked", "write 1", "write 2"])
         _ = machine.blocked(reason: "disk")
-        #expect(machine.publish(3) == nil)
+        #expect(machine.publish(Self.publish(3)) == nil)
         let lost = Self.describe(machine.lost(AMQPError(code: .connectionLost, message: "reset"), now: start))
         #expect(lost == ["complete 3:failed", "disconnected"])
     }
@@ -197,8 +211,8 @@ import Testing
     @Test func confirmsSettlePublishesAndASilentBrokerIsDropped() {
         var machine = connected()
         for id in 1...3 {
-            _ = machine.publish(id)
-            machine.written(id, returnKey: nil, now: start)
+            _ = machine.publish(Self.publish(id))
+            machine.written(Self.publish(id), returnKey: nil, now: start)
         }
         let acked = machine.confirmed(channel: ConnectionChannels.publish, deliveryTag: 2, multiple: true, nacked: false, now: start)
         #expect(Self.describe(acked.map { [$0] } ?? []) == ["complete 1:ok,2:ok"])
@@ -226,8 +240,8 @@ import Testing
     /// The publish channel closed by the broker: what was in flight on it fails, and it reopens.
     @Test func aClosedPublishChannelFailsItsPublishesAndReopens() {
         var machine = connected()
-        _ = machine.publish(1)
-        machine.written(1, returnKey: nil, now: start)
+        _ = machine.publish(Self.publish(1))
+        machine.written(Self.publish(1), returnKey: nil, now: start)
         let closed = Self.describe(machine.channelClosed(channel: ConnectionChannels.publish,
                                                          error: AMQPError(code: .channelClosed, status: 404, message: "no exchange"),
                                                          causedByConsume: false))
@@ -239,12 +253,12 @@ import Testing
     @Test func closingSendsTheLastAcksAndCancelsThenFailsWhatIsLeft() {
         var machine = connected(queues: ["jobs"])
         _ = machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1", deliveryTag: 1)
-        _ = machine.publish(7)
-        machine.written(7, returnKey: nil, now: start)
+        _ = machine.publish(Self.publish(7))
+        machine.written(Self.publish(7), returnKey: nil, now: start)
         machine.stopRequested()
         #expect(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 1), multiple: false, requeue: nil, now: start).isEmpty)
-        #expect(Self.describe(machine.publish(8).map { [$0] } ?? []) == ["complete 8:failed"])
-        #expect(Self.describe(machine.admin("late")) == ["fail admin late shutdown"])
+        #expect(Self.describe(machine.publish(Self.publish(8)).map { [$0] } ?? []) == ["complete 8:failed"])
+        #expect(Self.describe(machine.admin(Self.admin("late"))) == ["fail admin late shutdown"])
         #expect(Self.describe(machine.closingWrites()) == ["acks 1", "flush", "cancel pushworker.1.1"])
         #expect(Self.describe(machine.closed(AMQPError(code: .shutdown, message: "client was shut down"))) == ["complete 7:failed"])
         #expect(machine.closed(AMQPError(code: .shutdown, message: "again")).isEmpty)

@@ -5,7 +5,7 @@ import PushCore
 /// `ConnectionMachine` and performs the actions it returns (the I/O). Everything here runs on that
 /// one thread, so nothing in it is shared or locked, and nothing in it decides.
 final class ConnectionLoop {
-    typealias Machine = ConnectionMachine<PublishRequest, AdminCommand>
+    typealias Machine = ConnectionMachine
     /// Frames read before looking at the command queue again, so acks and publishes keep flowing
     /// while deliveries pour in.
     static let framesPerIteration = 256

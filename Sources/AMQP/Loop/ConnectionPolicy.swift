@@ -57,8 +57,8 @@ struct ConnectionPolicy<Publish> {
     ///   unacked delivery: the run from it goes as one `multiple`; acks after a gap wait for it.
     ///   RabbitMQ finds a single ack's tag by walking the channel's unacked deliveries from the
     ///   oldest (`rabbit_channel:collect_acks`), so singles sent past thousands of deliveries
-    ///   still in flight cost it more than the jobs did: 78–110 µs of broker CPU per one-token
-    ///   job with 8,000 unacked, 58–62 µs with 500–2,000 (`ops/bench --workloads a`).
+    ///   still in flight cost it more than the jobs did (measured:
+    ///   docs/evidence/code-measurements.md#batched-acks).
     /// - `all`, singles included: once they waited `ackHoldLimit`, or half the prefetch window
     ///   waits on them, so a slow job never holds the acks of later ones for long and the broker
     ///   never runs out of window because of the wait.

@@ -6,13 +6,12 @@
 ///
 /// basic.consume and basic.cancel are never waited for in place: until the answer the broker
 /// keeps sending the connection's other deliveries (and, for a cancel, this consumer's) as the
-/// prefetch allows, and a blocking RPC would hold all of it whole in rabbitmq-c's memory (1.3 GB
-/// at the peak, seen with heaptrack, when 3 MiB jobs met a prefetch of 8,000; 2.4 GB when the bulk
-/// lane's consumer started beside a streaming job queue). So the method is sent, the consumer is
-/// `starting` or `cancelling`, deliveries keep passing the body limit, and what was asked meanwhile
-/// happens when the answer arrives. A cancel of a consume not yet answered waits for its
-/// consume-ok: RabbitMQ 3.10's channel crashes on it (`badkey` in `consumer_monitor`) and closes
-/// the connection with 541.
+/// prefetch allows, and a blocking RPC would hold all of it whole in rabbitmq-c's memory (measured:
+/// docs/evidence/code-measurements.md#consumer-starts-and-cancels). So the method is sent, the
+/// consumer is `starting` or `cancelling`, deliveries keep passing the body limit, and what was
+/// asked meanwhile happens when the answer arrives. A cancel of a consume not yet answered waits
+/// for its consume-ok: RabbitMQ 3.10's channel crashes on it (`badkey` in `consumer_monitor`) and
+/// closes the connection with 541.
 extension ConsumerTable {
     enum ConsumeStep: Equatable {
         /// Already consuming the queue with this prefetch: nothing goes to the broker.

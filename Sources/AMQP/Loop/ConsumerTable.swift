@@ -6,10 +6,9 @@ import PushCore
 /// `LengthFirstNames` scan rather than a dictionary.
 ///
 /// The broker knows a consumer by a wire tag: its tag and the number of the basic.consume, fresh
-/// for each one ("pushworker.1.7"). RabbitMQ 3.10.8 (Debian 12's) crashes the channel when a quorum
-/// queue's consumer is cancelled and started again under the same tag while deliveries of the
-/// first are in flight (`function_clause` in `rabbit_channel:handle_deliver0`, the connection closed
-/// with 541 INTERNAL_ERROR, every unacked job handed back); docs/evidence/rabbitmq-cluster.md has the log.
+/// for each one ("pushworker.1.7"). RabbitMQ 3.10.8 crashes the channel when a quorum queue's
+/// consumer is cancelled and started again under the same tag while deliveries of the first are
+/// in flight (the crash: docs/evidence/code-measurements.md#consumer-wire-tags).
 struct ConsumerTable {
     private var tagList = LengthFirstNames()
     private var consumers: [Consumer] = [] {

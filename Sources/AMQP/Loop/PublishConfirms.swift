@@ -32,7 +32,8 @@ struct PublishConfirms<Publish> {
 
     /// Outstanding publishes by sequence number: `entries[i]` is sequence `base + i`, nil once
     /// settled. Sequence numbers are consecutive, so an array indexed from `base` finds them
-    /// without hashing (a dictionary cost ~700 instructions per publish, `ops/count-instructions`).
+    /// without hashing (a dictionary costs more per publish; measured:
+    /// docs/evidence/code-measurements.md#publish-confirms).
     private var entries: [Entry?] = []
     private var base: UInt64 = 1
     /// Outstanding publishes numbered below `base`.

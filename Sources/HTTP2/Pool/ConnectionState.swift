@@ -113,7 +113,6 @@ struct ConnectionState {
         var lastActivity: ContinuousClock.Instant
         var lastRequest: ContinuousClock.Instant
         var pingSentAt: ContinuousClock.Instant?
-        var rate: RequestRate?
     }
 
     /// Until the peer's SETTINGS arrive (nghttp2 assumes the same).
@@ -122,10 +121,15 @@ struct ConnectionState {
     let parameters: Parameters
     let connectDeadline: ContinuousClock.Instant
     private(set) var stage = Stage.resolving
+    /// Starts of the streams opened while ready, under `maxRequestsPerSecond`. Beside the stage,
+    /// not in `Ready`, so that `Ready` and the stage hold no reference and copy as plain bytes:
+    /// they are read several times per request.
+    private var rate: RequestRate?
 
     init(parameters: Parameters, now: ContinuousClock.Instant) {
         self.parameters = parameters
         connectDeadline = now + parameters.connectTimeout
+        rate = parameters.maxRequestsPerSecond.map(RequestRate.init(perSecond:))
     }
 
     // MARK: Queries
@@ -181,21 +185,21 @@ struct ConnectionState {
     /// A stream may open now: usable, under the stream cap, and under the request rate.
     func canOpenStream(now: ContinuousClock.Instant) -> Bool {
         guard let ready, !ready.draining else { return false }
-        return ready.openStreams < streamCap && ready.rate?.allows(now: now) != false
+        return ready.openStreams < streamCap && rate?.allows(now: now) != false
     }
 
     /// How many streams may open now, one after the other: what `canOpenStream` would allow in a row.
     func room(now: ContinuousClock.Instant) -> Int {
         guard let ready, !ready.draining else { return 0 }
         let free = max(0, streamCap - ready.openStreams)
-        guard let rate = ready.rate else { return free }
+        guard let rate else { return free }
         return min(free, rate.remaining(now: now))
     }
 
     /// When the request rate lets the next stream open, while it holds one back now.
     func rateAllowsNextStream(now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         guard let ready, !ready.draining, ready.openStreams < streamCap else { return nil }
-        return ready.rate?.nextStart(now: now)
+        return rate?.nextStart(now: now)
     }
 
     /// When the pool may close this connection as idle: ready, not draining, no stream open.
@@ -247,8 +251,7 @@ struct ConnectionState {
     /// TLS is up with h2 selected and the session exists.
     mutating func handshakeCompleted(now: ContinuousClock.Instant) -> Action {
         guard stage == .tlsHandshake else { return notApplicable("handshakeCompleted") }
-        stage = .ready(Ready(lastActivity: now, lastRequest: now,
-                             rate: parameters.maxRequestsPerSecond.map(RequestRate.init(perSecond:))))
+        stage = .ready(Ready(lastActivity: now, lastRequest: now))
         return .reportReady
     }
 
@@ -266,8 +269,8 @@ struct ConnectionState {
         updateReady("streamOpened") { ready in
             ready.openStreams += 1
             ready.lastRequest = now
-            ready.rate?.started(now: now)
         }
+        if case .ready = stage { rate?.started(now: now) }
     }
 
     /// The session could not open a stream (stream ids exhausted).

@@ -40,12 +40,12 @@ final class TLSSocket {
     deinit { SSL_free(ssl) }
 
     /// Reads go through a 64 KiB buffering BIO, writes straight to the socket. Without buffering,
-    /// OpenSSL reads each record's 5-byte header and its body with two read() calls (1.8 per
-    /// one-token job). OpenSSL's own read-ahead saves those calls but moves everything still
-    /// buffered to the front of its buffer before each record (ssl3_read_n's memmove): with many
-    /// small records queued that was 16% of the worker's instructions (callgrind, `ops/bench` a).
-    /// The buffering BIO hands out bytes from an offset instead. `readAvailable` reads until
-    /// WANT_READ, which comes only once this buffer is empty, so poll() sees every byte.
+    /// OpenSSL reads each record's 5-byte header and its body with two read() calls. OpenSSL's own
+    /// read-ahead saves those calls but moves everything still buffered to the front of its buffer
+    /// before each record (ssl3_read_n's memmove), costly with many small records queued (measured:
+    /// docs/evidence/code-measurements.md#tls-read-buffer). The buffering BIO hands out bytes from
+    /// an offset instead. `readAvailable` reads until WANT_READ, which comes only once this buffer
+    /// is empty, so poll() sees every byte.
     private static func attach(_ ssl: OpaquePointer, to fd: Int32) throws(HTTP2Error) {
         guard let socket = BIO_new_socket(fd, BIO_NOCLOSE) else {
             throw HTTP2Error(code: .tlsFailed, message: "BIO_new_socket failed: \(OpenSSLError.drain())")
@@ -107,9 +107,9 @@ final class TLSSocket {
     }
 
     /// SSL_get_error reads the thread's error queue, so it must be empty before each call. It
-    /// nearly always is (errors are drained where they happen): peeking is a few dozen
-    /// instructions, where ERR_clear_error frees every one of the queue's 16 slots (~3,000
-    /// instructions a one-token job, `ops/count-instructions`).
+    /// nearly always is (errors are drained where they happen): peeking is cheap, where
+    /// ERR_clear_error frees every one of the queue's 16 slots on each call (measured:
+    /// docs/evidence/code-measurements.md#tls-error-queue).
     private static func clearErrorQueue() {
         if ERR_peek_error() != 0 { ERR_clear_error() }
     }
