@@ -1,7 +1,7 @@
 import PushCore
 
 /// What happens to one delivery, decided once from the parsed job: both the task-free path
-/// (`JobProcessor.start`) and the task path (`process`) follow it.
+/// (`JobProcessor.start`) and the task path (`process`) follow it, step by step (`JobStages`).
 enum JobPlan: Sendable {
     /// Invalid: a dead-letter copy and job.rejected, never retried.
     case reject(JobRejection)
@@ -31,11 +31,5 @@ enum JobPlan: Sendable {
     /// APNs would discard it anyway: it is reported rather than sent stale.
     static func isExpired(_ job: PushJob, now: UnixTime) -> Bool {
         job.expiration != 0 && job.expiration < now.seconds
-    }
-
-    /// The plan the task-free path can carry out alone: sending devices the job names. A
-    /// broadcast reads its channel's record in Redis first, so it takes the task path.
-    var taskFreeJob: PushJob? {
-        if case .send(let job) = self, !job.tokens.isEmpty, job.options.channel == nil { job } else { nil }
     }
 }

@@ -2,70 +2,86 @@ import AMQP
 import PushCore
 import PushTransport
 
-/// The task path's stages after the plan: reject, expand, expire or send, then one tally.
+/// The task path's stages after the plan (`JobStages`): reject, expand, expire or send, then one tally.
 extension JobProcessor {
-    /// Everything up to settling. Returns what is still to settle, or nil when the delivery was
-    /// already settled here (rejected, fanned out, deferred or held).
+    /// Everything up to settling: asks `JobStages` for each step and performs it. Returns what is
+    /// still to settle, or nil when the delivery was already settled here (rejected, fanned out,
+    /// deferred or held).
     func carryOut(_ plan: JobPlan, delivery: AMQPDelivery, started: ContinuousClock.Instant,
                   now: UnixTime) async -> (Settlement, JobLog)? {
-        var job: PushJob
-        var devices: [DeviceToken]
-        switch plan {
-        case .reject(let rejection):
-            await reject(delivery, rejection, now: now)
-            return nil
-        case .manageChannel(let operation):
-            await manageChannel(operation, delivery: delivery, now: now)
-            return nil
-        case .unknownApp(let app, let rejection):
-            await holdOrReject(delivery, unknownApp: app, rejection: rejection, now: now)
-            return nil
-        case .send(let named), .expire(let named):
-            job = named
-            devices = named.tokens
-        case .expand(let named):
-            job = named
-            devices = []
+        var stages = JobStages(inBulkLane: isInBulkLane(delivery), now: now)
+        var step = stages.first(plan, isHeld: gate.isHeld(app:))
+        // Made once the job is as it is sent (a broadcast's expiration may change first).
+        var carried: Carried?
+        func opened(_ job: PushJob) -> Carried {
+            carried ?? Carried(settlement: Settlement(job: job, now: now), log: JobLog(logger, job: job))
         }
-        if job.bulk, !isInBulkLane(delivery) {
-            await moveToBulkLane(delivery, log: JobLog(logger, job: job))
-            return nil
+        while true {
+            switch step {
+            case .reject(let rejection):
+                await reject(delivery, rejection, now: now)
+                step = .stop
+            case .manageChannel(let operation):
+                await manageChannel(operation, delivery: delivery, now: now)
+                step = .stop
+            case .holdOrReject(let app, let rejection):
+                await holdOrReject(delivery, unknownApp: app, rejection: rejection, now: now)
+                step = .stop
+            case .moveToBulkLane(let job):
+                await moveToBulkLane(delivery, log: JobLog(logger, job: job))
+                step = .stop
+            case .holdBack(let job):
+                await holdBack(delivery, job: job)
+                step = .stop
+            case .prepareBroadcast(let job, let channel):
+                step = stages.prepared(await preparedBroadcast(job, channel: channel, delivery: delivery, log: JobLog(logger, job: job)))
+            case .fanOut(let job):
+                var open = opened(job)
+                let inline = await fanOut(job, delivery: delivery, settlement: &open.settlement, started: started, log: open.log)
+                carried = open
+                step = stages.fannedOut(inline)
+            case .fail(let job, let devices, let reason):
+                var open = opened(job)
+                open.settlement.counts.devices += devices.count
+                for device in devices { open.settlement.fail(device, status: 0, reason: reason) }
+                carried = open
+                step = stages.failed()
+            case .send(let job, let devices):
+                var open = opened(job)
+                let log = open.log
+                // Parsing found the app; a reload since keeps it until this job settles.
+                guard let app = roster.app(for: job) else {
+                    // Unreachable while the roster keeps each generation until its jobs leave; said, not a crash.
+                    log.logger.error("no app \(job.app) of the job's platform in any generation; its devices fail")
+                    carried = open
+                    step = stages.noApp()
+                    continue
+                }
+                let transport = app.transport
+                let ids = RequestIDRange(count: devices.count)
+                var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,
+                                                       deliveredAt: started, latency: status.latency, roundTrip: app.metrics.roundTrip)
+                await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
+                tally(&open.settlement, devices: devices, results: results, ids: ids, app: app, started: started)
+                carried = open
+                step = stages.sent(open.settlement.counts.sent)
+            case .noteBroadcast(let job, let channel):
+                await noteBroadcast(channel, app: job.app, now: now, log: opened(job).log)
+                step = stages.noted()
+            case .settle(let job, let timed):
+                var open = opened(job)
+                if !timed { open.settlement.counts.durationMilliseconds = Self.milliseconds(since: started) }
+                return (open.settlement, open.log)
+            case .stop:
+                return nil
+            }
         }
-        if gate.isHeld(app: job.app), !JobPlan.isExpired(job, now: now) {
-            await holdBack(delivery, job: job)
-            return nil
-        }
-        let log = JobLog(logger, job: job)
-        if let channel = job.options.channel, !JobPlan.isExpired(job, now: now) {
-            guard let prepared = await preparedBroadcast(job, channel: channel, delivery: delivery, log: log) else { return nil }
-            job = prepared
-        }
-        var settlement = Settlement(job: job, now: now)
-        if case .expand = plan {
-            guard let inline = await fanOut(job, delivery: delivery, settlement: &settlement, started: started, log: log) else { return nil }
-            devices = inline
-        }
-        if JobPlan.isExpired(job, now: now) {
-            settlement.counts.devices += devices.count
-            for device in devices { settlement.fail(device, status: 0, reason: "Expired") }
-        } else if !devices.isEmpty, roster.app(for: job) == nil {
-            // Unreachable while the roster keeps each generation until its jobs leave; said, not a crash.
-            log.logger.error("no app \(job.app) of the job's platform in any generation; its devices fail")
-            settlement.counts.devices += devices.count
-            for device in devices { settlement.fail(device, status: 0, reason: "AppChangedPlatform") }
-        } else if !devices.isEmpty {
-            let app = roster.app(for: job)!
-            let transport = app.transport
-            let ids = RequestIDRange(count: devices.count)
-            var results = await DeliveryRound.send(job, to: devices, ids: ids, with: transport, budget: devicesInFlight,
-                                                   deliveredAt: started, latency: status.latency, roundTrip: app.metrics.roundTrip)
-            await refreshCredentialsIfAsked(job, devices: devices, ids: ids, results: &results, transport: transport, log: log)
-            tally(&settlement, devices: devices, results: results, ids: ids, app: app, started: started)
-            if let channel = job.options.channel, settlement.counts.sent > 0 { await noteBroadcast(channel, app: job.app, now: now, log: log) }
-            return (settlement, log)
-        }
-        settlement.counts.durationMilliseconds = Self.milliseconds(since: started)
-        return (settlement, log)
+    }
+
+    /// What `carryOut` settles, once the job is opened.
+    struct Carried {
+        var settlement: Settlement
+        let log: JobLog
     }
 
     /// The one tally of a round's answers, for both paths.

@@ -80,34 +80,43 @@ final class JobProcessor: Sendable {
         }
         let plan = self.plan(delivery, now: now)
         observe(plan, bodyBytes: delivery.body.count)
-        // Parsing found the app; a reload since keeps its transport until this job settles.
-        guard let job = plan.taskFreeJob, !gate.isHeld(app: job.app), !job.bulk || isInBulkLane(delivery),
-              let app = roster.app(for: job) else {
+        // Sent from here only when `JobStages` says the first step is sending (the job's own
+        // devices); otherwise, or without its app, the task path asks the same value again.
+        var stages = JobStages(inBulkLane: isInBulkLane(delivery), now: now)
+        guard case .send(let job, _) = stages.first(plan, isHeld: gate.isHeld(app:)), let app = roster.app(for: job) else {
             run(orElse: settled) { [self] in await process(delivery, plan: plan, started: started, now: now, settled: settled) }
             return
         }
-        let transport = app.transport
         let ids = RequestIDRange(count: job.tokens.count)
-        DeliveryRound.send(job, to: job.tokens, ids: ids, with: transport, budget: devicesInFlight, deliveredAt: started,
+        // The one closure a round needs: the transport answers on its I/O thread.
+        DeliveryRound.send(job, to: job.tokens, ids: ids, with: app.transport, budget: devicesInFlight, deliveredAt: started,
                            latency: status.latency, roundTrip: app.metrics.roundTrip) { [self] results in
-            // The job's log context is made when needed, not carried through every closure.
-            guard results.contains(where: \.asksForNewCredentials) else {
-                return finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
-            }
-            run(orElse: settled) { [self] in
-                var results = results
-                await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, transport: transport,
-                                                log: JobLog(logger, job: job))
-                finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
-            }
+            answered(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
         }
     }
 
-    /// The last answer of a task-free job is in: tally and settle it.
+    /// The last answer of a task-free job is in. Credentials the platform called stale are renewed
+    /// and their devices resent in a task (the renewal awaits); otherwise it is tallied and settled
+    /// here. The job's log context is made when needed, not carried through every closure.
+    private func answered(_ delivery: AMQPDelivery, _ job: PushJob, results: [PushResult], ids: RequestIDRange, app: ServedApp,
+                          started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) {
+        guard results.contains(where: \.asksForNewCredentials) else {
+            return finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
+        }
+        run(orElse: settled) { [self] in
+            var results = results
+            await refreshCredentialsIfAsked(job, devices: job.tokens, ids: ids, results: &results, transport: app.transport,
+                                            log: JobLog(logger, job: job))
+            finish(delivery, job, results: results, ids: ids, app: app, started: started, now: now, settled: settled)
+        }
+    }
+
+    /// Tallies and settles a task-free job.
     private func finish(_ delivery: AMQPDelivery, _ job: PushJob, results: [PushResult], ids: RequestIDRange, app: ServedApp,
                         started: ContinuousClock.Instant, now: UnixTime, settled: @escaping @Sendable () -> Void) {
         var settlement = Settlement(job: job, now: now)
         tally(&settlement, devices: job.tokens, results: results, ids: ids, app: app, started: started)
+        // Stays: `settle` says whether it acked (the fan-out needs that), `settled` takes nothing.
         settle(delivery, settlement, log: JobLog(logger, job: job)) { _ in settled() }
     }
 

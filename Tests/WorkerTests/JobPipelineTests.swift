@@ -151,6 +151,29 @@ import Testing
         await pipeline.close()
     }
 
+    @Test func anExpiredJobIsReportedUnsentFromTheTaskPath() async throws {
+        let transport = RecordingTransport()
+        let pipeline = try Pipeline(apps: ["news": transport])
+        let expiration = UnixTime.now().seconds - 60
+        let tag = pipeline.deliver(#"{"app":"news","tokens":["\#(Self.token("e"))","\#(Self.token("f"))"],"expiration":\#(expiration),"payload":{"aps":{}}}"#)
+        try await Self.waitUntil("acked") { !pipeline.broker.acked.isEmpty }
+        #expect(pipeline.broker.published.map(\.routingKey) == ["delivery.failed", "delivery.failed", "job.completed"])
+        let failure = String(decoding: pipeline.broker.published[0].body, as: UTF8.self)
+        #expect(failure.contains("Expired"))
+        #expect(transport.sent.isEmpty && pipeline.broker.acked == [tag])
+        await pipeline.close()
+    }
+
+    @Test func aBulkJobFromTheJobQueueMovesToTheBulkLaneUnsent() async throws {
+        let transport = RecordingTransport()
+        let pipeline = try Pipeline(apps: ["news": transport])
+        let tag = pipeline.deliver(#"{"app":"news","bulk":true,"tokens":["\#(Self.token)"],"payload":{"aps":{}}}"#)
+        try await Self.waitUntil("acked") { !pipeline.broker.acked.isEmpty }
+        #expect(pipeline.broker.published.map(\.routingKey) == ["push.jobs.bulk"])
+        #expect(transport.sent.isEmpty && pipeline.broker.acked == [tag])
+        await pipeline.close()
+    }
+
     @Test func aJobThatIsNoJobGoesToTheDeadQueueWithAnEvent() async throws {
         let transport = RecordingTransport()
         let pipeline = try Pipeline(apps: ["news": transport])
