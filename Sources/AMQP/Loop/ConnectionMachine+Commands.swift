@@ -4,29 +4,21 @@ extension ConnectionMachine {
     /// any other ack, and every nack, goes out now, after the pending acks (they may cover the same
     /// tags). `requeue` nil: an ack.
     mutating func settle(_ tag: AMQPDeliveryTag, multiple: Bool, requeue: Bool?, now: @autoclosure () -> Instant) -> [Action] {
-        switch phase {
-        case .connected(var connected), .closing(var connected?):
-            guard tag.connectionGeneration == connected.generation else { return [.ignoreSettle(tag, .earlierConnection)] }
-            let closing = if case .closing = phase { true } else { false }
-            phase = .modifying
-            defer { phase = closing ? .closing(connected) : .connected(connected) }
-            if requeue == nil, !multiple {
-                connected.policy.ackRequested(tag.value, now: now())
-                return []
-            }
-            var actions: [Action] = []
-            let pending = connected.policy.allAcks()
-            if !pending.isEmpty { actions.append(.sendAcks(pending)) }
-            guard let frame = connected.policy.settle(tag.value, multiple: multiple) else {
-                actions.append(.ignoreSettle(tag, .unknownDelivery))
-                return actions
-            }
-            actions.append(requeue.map { .nack(frame, requeue: $0) } ?? .ack(frame))
-            return actions
-        case .disconnected, .connecting, .closing(nil), .modifying:
-            // The broker requeued the delivery with its connection.
+        // Without a live connection the broker requeued the delivery with its connection.
+        guard let generation = liveGeneration, tag.connectionGeneration == generation else {
             return [.ignoreSettle(tag, .earlierConnection)]
         }
+        if requeue == nil, !multiple {
+            live.policy.ackRequested(tag.value, now: now())
+            return []
+        }
+        var actions = pendingAcksFirst()
+        guard let frame = live.policy.settle(tag.value, multiple: multiple) else {
+            actions.append(.ignoreSettle(tag, .unknownDelivery))
+            return actions
+        }
+        actions.append(requeue.map { .nack(frame, requeue: $0) } ?? .ack(frame))
+        return actions
     }
 
     /// `.write` now, nothing while the broker blocks the connection (held until it unblocks), or
@@ -34,35 +26,25 @@ extension ConnectionMachine {
     /// arbitrarily long.
     mutating func publish(_ publish: Publish) -> Action? {
         switch phase {
-        case .connected(var connected):
-            phase = .modifying
-            let admitted = connected.policy.admit(publish)
-            phase = .connected(connected)
-            return admitted ? .write(publish) : nil
+        case .connected:
+            return live.policy.admit(publish) ? .write(publish) : nil
         case .closing:
             return .complete([(publish, .failure(AMQPError(code: .shutdown, message: "client was shut down")))])
-        case .disconnected, .connecting, .modifying:
+        case .disconnected, .connecting:
             return .complete([(publish, .failure(notConnectedError))])
         }
     }
 
     /// The publish was written: it waits for its confirm.
     mutating func written(_ publish: Publish, returnKey: PublishConfirms<Publish>.ReturnKey?, now: @autoclosure () -> Instant) {
-        guard case .connected(var connected) = phase else {
-            assertionFailure("written() while \(phase)")
-            return
-        }
-        phase = .modifying
-        connected.policy.written(publish, returnKey: returnKey, now: now())
-        phase = .connected(connected)
+        assert(liveGeneration != nil, "written() without a live connection")
+        live.policy.written(publish, returnKey: returnKey, now: now())
     }
 
     /// A batch of commands was taken: acks that became due go out with it.
     mutating func commandsTaken(now: @autoclosure () -> Instant) -> Action? {
-        guard case .connected(var connected) = phase else { return nil }
-        phase = .modifying
-        let acks = connected.policy.dueAcks(now: now(), smallestPrefetch: consumers.smallestActivePrefetch)
-        phase = .connected(connected)
+        guard case .connected = phase else { return nil }
+        let acks = live.policy.dueAcks(now: now(), smallestPrefetch: consumers.smallestActivePrefetch)
         return acks.isEmpty ? nil : .sendAcks(acks)
     }
 
@@ -111,11 +93,9 @@ extension ConnectionMachine {
     /// counts 0), and no blocking RPC reads ahead of deliveries still in flight.
     mutating func admin(_ admin: Admin) -> [Action] {
         switch phase {
-        case .connected(var connected):
+        case .connected:
             guard !consumers.changeInFlight else {
-                phase = .modifying
-                connected.heldAdmin.append(admin)
-                phase = .connected(connected)
+                live.heldAdmin.append(admin)
                 return []
             }
             var actions = pendingAcksFirst()
@@ -123,27 +103,23 @@ extension ConnectionMachine {
             return actions
         case .closing:
             return [.failAdmin(admin, AMQPError(code: .shutdown, message: "client was shut down"))]
-        case .disconnected, .connecting, .modifying:
+        case .disconnected, .connecting:
             return [.failAdmin(admin, notConnectedError)]
         }
     }
 
     /// The admin channel's publish-channel renewal: what was in flight on the old channel fails.
     mutating func publishChannelRenewed() -> [Action] {
-        guard case .connected(var connected) = phase else { return [] }
-        phase = .modifying
-        let failed = connected.policy.publishChannelClosed(AMQPError(
+        guard case .connected = phase else { return [] }
+        let failed = live.policy.publishChannelClosed(AMQPError(
             code: .connectionLost, message: "the publish channel was renewed before the broker confirmed"))
-        phase = .connected(connected)
         return (failed.isEmpty ? [] : [.complete(failed)]) + [.reopenPublishChannel]
     }
 
     /// Every pending ack, as the first action of something that must not overtake them.
     mutating func pendingAcksFirst() -> [Action] {
-        guard case .connected(var connected) = phase else { return [] }
-        phase = .modifying
-        let acks = connected.policy.allAcks()
-        phase = .connected(connected)
+        guard liveGeneration != nil else { return [] }
+        let acks = live.policy.allAcks()
         return acks.isEmpty ? [] : [.sendAcks(acks)]
     }
 }

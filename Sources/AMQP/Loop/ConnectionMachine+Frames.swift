@@ -2,31 +2,24 @@
 extension ConnectionMachine {
     /// basic.deliver: to the consumer that runs under `wireTag`, or whose earlier consume it was.
     mutating func delivered(channel: UInt16, wireTag: String, deliveryTag: UInt64) -> Action {
-        guard channel == ConnectionChannels.consume, case .connected(var connected) = phase,
+        guard channel == ConnectionChannels.consume, case .connected(let generation) = phase,
               let index = consumers.deliveryConsumerIndex(wireTag: wireTag)
         else { return .requeueUnknownDelivery(channel: channel, deliveryTag: deliveryTag, wireTag: wireTag) }
-        phase = .modifying
-        connected.policy.delivered(deliveryTag)
-        phase = .connected(connected)
-        return .deliver(consumer: index, tag: AMQPDeliveryTag(connectionGeneration: connected.generation, value: deliveryTag))
+        live.policy.delivered(deliveryTag)
+        return .deliver(consumer: index, tag: AMQPDeliveryTag(connectionGeneration: generation, value: deliveryTag))
     }
 
     /// basic.ack or basic.nack for our publishes.
     mutating func confirmed(channel: UInt16, deliveryTag: UInt64, multiple: Bool, nacked: Bool, now: Instant) -> Action? {
-        guard channel == ConnectionChannels.publish, case .connected(var connected) = phase else { return nil }
-        phase = .modifying
-        let settled = connected.policy.confirmed(deliveryTag, multiple: multiple, nacked: nacked, now: now)
-        phase = .connected(connected)
+        guard channel == ConnectionChannels.publish, case .connected = phase else { return nil }
+        let settled = live.policy.confirmed(deliveryTag, multiple: multiple, nacked: nacked, now: now)
         return settled.isEmpty ? nil : .complete(settled)
     }
 
     /// basic.return: false when it matches no outstanding mandatory publish.
     mutating func returned(channel: UInt16, _ key: PublishConfirms<Publish>.ReturnKey, replyCode: UInt16, replyText: String) -> Bool {
-        guard channel == ConnectionChannels.publish, case .connected(var connected) = phase else { return true }
-        phase = .modifying
-        let matched = connected.policy.returned(key, replyCode: replyCode, replyText: replyText)
-        phase = .connected(connected)
-        return matched
+        guard channel == ConnectionChannels.publish, case .connected = phase else { return true }
+        return live.policy.returned(key, replyCode: replyCode, replyText: replyText)
     }
 
     /// The broker cancelled a consumer (its queue was deleted, or it failed over): not restarted
@@ -67,10 +60,8 @@ extension ConnectionMachine {
     mutating func channelClosed(channel: UInt16, error: AMQPError, causedByConsume: Bool) -> [Action] {
         switch channel {
         case ConnectionChannels.publish:
-            guard case .connected(var connected) = phase else { return [] }
-            phase = .modifying
-            let failed = connected.policy.publishChannelClosed(error)
-            phase = .connected(connected)
+            guard case .connected = phase else { return [] }
+            let failed = live.policy.publishChannelClosed(error)
             return (failed.isEmpty ? [] : [.complete(failed)]) + [.reopenPublishChannel]
         case ConnectionChannels.admin:
             return []
@@ -86,29 +77,23 @@ extension ConnectionMachine {
 
     /// connection.blocked: publishes wait in the policy instead of blocking the thread in send().
     mutating func blocked(reason: String) -> [Action] {
-        guard case .connected(var connected) = phase else { return [] }
-        phase = .modifying
-        connected.policy.brokerBlocked()
-        phase = .connected(connected)
+        guard case .connected = phase else { return [] }
+        live.policy.brokerBlocked()
         return [.report(.blocked(reason: reason))]
     }
 
     /// connection.unblocked: the held publishes are written, in their order.
     mutating func unblocked(now: Instant) -> [Action] {
-        guard case .connected(var connected) = phase else { return [] }
-        phase = .modifying
-        let held = connected.policy.brokerUnblocked(now: now)
-        phase = .connected(connected)
+        guard case .connected = phase else { return [] }
+        let held = live.policy.brokerUnblocked(now: now)
         return [.report(.unblocked)] + held.map { .write($0) }
     }
 
     /// The admin requests held while a consumer change was in flight, once none is.
     private mutating func heldAdminReleased() -> [Action] {
-        guard !consumers.changeInFlight, case .connected(var connected) = phase, !connected.heldAdmin.isEmpty else { return [] }
-        phase = .modifying
-        let held = connected.heldAdmin
-        connected.heldAdmin = []
-        phase = .connected(connected)
+        guard !consumers.changeInFlight, case .connected = phase, !live.heldAdmin.isEmpty else { return [] }
+        let held = live.heldAdmin
+        live.heldAdmin = []
         return held.flatMap { admin($0) }
     }
 }

@@ -23,21 +23,22 @@ struct ConnectionMachine {
     enum Phase {
         /// No connection: the next attempt goes to `rotation.current` at `reconnectAt`. `cause`:
         /// why the last connection ended or attempt failed (nil before the first).
-        case disconnected(reconnectAt: Instant, cause: AMQPError?)
+        case disconnected(reconnectAt: StoredInstant, cause: AMQPError?)
         /// A connection to this node is being made: it counts once the topology is declared and
         /// the consumers are started.
         case connecting(AMQPEndpoint)
-        case connected(Connected)
+        /// Up, counted from 1: a delivery tag is valid on its own connection only.
+        case connected(generation: UInt64)
         /// shutdown(): the last acks and cancels go out on the connection, if there is one.
-        case closing(Connected?)
-        /// Only while an event mutates the connected state in place (no copy of its buffers).
-        case modifying
+        case closing(generation: UInt64?)
     }
 
-    /// What exists only while a connection is up.
-    struct Connected {
-        /// Counts the connections that came up, from 1: a delivery tag is valid on its own only.
-        let generation: UInt64
+    /// What belongs to one connection (used while connected, or closing on it): made new when a
+    /// connection counts and taken when it ends, so a new connection starts clean by construction.
+    /// Beside the phase rather than in its case so that the events of every job mutate it in place
+    /// (an enum's payload, or an optional's, is copied out and back through value witnesses:
+    /// measured, docs/evidence/code-measurements.md#amqp-connection-machine).
+    struct Live {
         var policy: Policy
         /// Admin requests that arrived while a consume or cancel was in flight, in order: they run
         /// on its answer, so they see every consumer change asked before them.
@@ -46,6 +47,8 @@ struct ConnectionMachine {
 
     // Set by the machine's events only (its extensions live in other files).
     var phase: Phase
+    /// The current connection's; empty while there is none (`liveGeneration` is nil).
+    var live: Live
     var consumers = ConsumerTable()
     /// UInt64: one per connection made, never near its end.
     private(set) var generation: UInt64 = 0
@@ -60,13 +63,23 @@ struct ConnectionMachine {
         self.rotation = rotation
         self.backoff = Backoff(range: reconnectDelay)
         self.timing = timing
-        self.phase = .disconnected(reconnectAt: now, cause: nil)
+        self.phase = .disconnected(reconnectAt: StoredInstant(now), cause: nil)
+        self.live = Live(policy: Policy(timing: timing))
     }
 
     /// The generation of the connection that is up, nil while none is.
     var connectedGeneration: UInt64? {
-        if case .connected(let connected) = phase { return connected.generation }
+        if case .connected(let generation) = phase { return generation }
         return nil
+    }
+
+    /// The generation whose deliveries may still be settled: connected, or closing on it.
+    var liveGeneration: UInt64? {
+        switch phase {
+        case .connected(let generation): generation
+        case .closing(let generation): generation
+        case .disconnected, .connecting: nil
+        }
     }
 
     var isConnected: Bool { connectedGeneration != nil }
@@ -82,7 +95,7 @@ struct ConnectionMachine {
 
     /// When the next connect attempt is due (nil unless disconnected).
     var reconnectAt: Instant? {
-        if case .disconnected(let at, _) = phase { return at }
+        if case .disconnected(let at, _) = phase { return at.instant }
         return nil
     }
 
@@ -111,7 +124,8 @@ struct ConnectionMachine {
         }
         generation += 1
         backoff.reset()
-        phase = .connected(Connected(generation: generation, policy: Policy(timing: timing)))
+        phase = .connected(generation: generation)
+        _ = takeLive()
         return .reportConnected(generation: generation)
     }
 
@@ -127,18 +141,18 @@ struct ConnectionMachine {
     /// are forgotten (the broker requeues them), the held admin requests fail, and the consumers
     /// start again on the next connection, which goes to another node after the backoff.
     mutating func lost(_ error: AMQPError, now: Instant) -> [Action] {
-        guard case .connected(let connected) = phase else {
+        guard case .connected = phase else {
             assertionFailure("lost() while \(phase)")
             return []
         }
-        var connection = connected
+        var connection = takeLive()
         let lostBeforeConfirm = AMQPError(code: .connectionLost, status: error.status,
                                           message: "connection lost before the broker confirmed: \(error.message)")
         let failed = connection.policy.reset(failingWith: lostBeforeConfirm)
         _ = consumers.connectionEnded()
         let delay = scheduleReconnect(now: now, cause: lostBeforeConfirm)
         let notConnected = notConnectedError
-        phase = .disconnected(reconnectAt: now + delay, cause: error)
+        phase = .disconnected(reconnectAt: StoredInstant(now + delay), cause: error)
         var actions: [Action] = failed.isEmpty ? [] : [.complete(failed)]
         actions += connection.heldAdmin.map { .failAdmin($0, notConnected) }
         actions.append(.reportDisconnected(error, reconnectIn: delay))
@@ -149,7 +163,7 @@ struct ConnectionMachine {
         // The node may be gone: the next attempt goes to another one of the cluster.
         rotation.failed()
         let delay = backoff.next()
-        phase = .disconnected(reconnectAt: now + delay, cause: cause)
+        phase = .disconnected(reconnectAt: StoredInstant(now + delay), cause: cause)
         return delay
     }
 
@@ -162,39 +176,41 @@ struct ConnectionMachine {
     /// shutdown(): from here publishes and admin requests fail, acks still go out.
     mutating func stopRequested() {
         switch phase {
-        case .connected(let connected): phase = .closing(connected)
-        case .closing, .modifying: break
-        case .disconnected, .connecting: phase = .closing(nil)
+        case .connected(let generation): phase = .closing(generation: generation)
+        case .closing: break
+        case .disconnected, .connecting: phase = .closing(generation: nil)
         }
     }
 
     /// The last writes on the connection: every pending ack, then a cancel for each running
     /// consumer (settled acks first, so none is lost to the cancel).
     mutating func closingWrites() -> [Action] {
-        guard case .closing(var connected?) = phase else { return [] }
-        phase = .modifying
+        guard case .closing(_?) = phase else { return [] }
         var actions: [Action] = []
-        let acks = connected.policy.allAcks()
+        let acks = live.policy.allAcks()
         if !acks.isEmpty { actions.append(.sendAcks(acks)) }
         actions.append(.flush)
         for tag in consumers.stopAll() {
             if let wireTag = consumers[tag]?.wireTag { actions.append(.cancelConsumer(wireTag: wireTag)) }
         }
-        phase = .closing(connected)
         return actions
     }
 
     /// The end: what is still outstanding fails with `error`.
     mutating func closed(_ error: AMQPError) -> [Action] {
-        guard case .closing(let connected) = phase, var connected else {
-            phase = .closing(nil)
-            return []
-        }
-        phase = .closing(nil)
-        let failed = connected.policy.reset(failingWith: error)
+        guard case .closing(_?) = phase else { return [] }
+        phase = .closing(generation: nil)
+        var ended = takeLive()
+        let failed = ended.policy.reset(failingWith: error)
         var actions: [Action] = failed.isEmpty ? [] : [.complete(failed)]
-        actions += connected.heldAdmin.map { .failAdmin($0, error) }
+        actions += ended.heldAdmin.map { .failAdmin($0, error) }
         return actions
+    }
+
+    /// The ended connection's, leaving a clean one for the next.
+    private mutating func takeLive() -> Live {
+        defer { live = Live(policy: Policy(timing: timing)) }
+        return live
     }
 
     // MARK: Time
@@ -202,28 +218,25 @@ struct ConnectionMachine {
     /// One turn of the loop is done: acks due, confirms overdue or a silent broker, and whether
     /// buffered frames go out now (`ConnectionPolicy.write`).
     mutating func turnEnded(idle: Bool, hasBufferedFrames: Bool, now: Instant) -> [Action] {
-        guard case .connected(var connected) = phase else { return [] }
-        phase = .modifying
+        guard case .connected = phase else { return [] }
         var actions: [Action] = []
-        let acks = connected.policy.dueAcks(now: now, smallestPrefetch: consumers.smallestActivePrefetch)
+        let acks = live.policy.dueAcks(now: now, smallestPrefetch: consumers.smallestActivePrefetch)
         if !acks.isEmpty { actions.append(.sendAcks(acks)) }
-        switch connected.policy.checkConfirms(now: now) {
+        switch live.policy.checkConfirms(now: now) {
         case .fine: break
         case .expired(let settled): actions.append(.completeOverdue(settled))
         case .brokerSilent(let error): actions.append(.drop(error))
         }
-        if connected.policy.write(idle: idle, hasBufferedFrames: hasBufferedFrames, now: now) == .now {
+        if live.policy.write(idle: idle, hasBufferedFrames: hasBufferedFrames, now: now) == .now {
             actions.append(.flush)
         }
-        phase = .connected(connected)
         return actions
     }
 
     /// How long an idle loop may wait for the socket: `base`, less when acks or coalesced frames
     /// are due sooner.
     func pollTimeout(base: Int32, now: Instant) -> Int32 {
-        guard case .connected(let connected) = phase else { return base }
-        return connected.policy.pollTimeout(base: base, now: now)
+        liveGeneration == nil ? base : live.policy.pollTimeout(base: base, now: now)
     }
 
     // MARK: Consumers

@@ -87,7 +87,7 @@ struct ConnectionPoolStateMachine {
         /// min(local cap, the peer's limit) once the peer's SETTINGS are in.
         var streamLimit: Int?
         /// When the last request started (or the connection became ready): the idle close counts from it.
-        var lastRequest: ContinuousClock.Instant
+        var lastRequest: StoredInstant
     }
 
     struct Connection: Equatable, Sendable {
@@ -160,7 +160,7 @@ struct ConnectionPoolStateMachine {
 
     private func idleDeadline(_ slot: ConnectionSlot) -> ContinuousClock.Instant? {
         guard case .ready(let ready) = slot, ready.inFlight == 0 else { return nil }
-        return ready.lastRequest + parameters.idleTimeout
+        return ready.lastRequest.instant + parameters.idleTimeout
     }
 
     struct Statistics: Equatable, Sendable {
@@ -220,7 +220,7 @@ struct ConnectionPoolStateMachine {
             guard case .ready(var ready) = connections[index].slot else { return .none }
             ready.inFlight += 1
             ready.room -= 1
-            ready.lastRequest = now
+            ready.lastRequest = StoredInstant(now)
             connections[index].slot = .ready(ready)
             queued -= 1
             return .dispatch(to: connections[index].id)
@@ -329,7 +329,7 @@ struct ConnectionPoolStateMachine {
         guard let index = index(of: id), connections[index].slot == .opening else {
             return assertionFailure("a connection becomes ready once, after opening")
         }
-        connections[index].slot = .ready(Ready(lastRequest: now))
+        connections[index].slot = .ready(Ready(lastRequest: StoredInstant(now)))
     }
 
     /// GOAWAY: streams in flight finish, none start.

@@ -1,3 +1,5 @@
+import PushCore
+
 /// The decisions of one HTTP/2 connection, apart from its I/O: the set-up phase, draining, how many
 /// streams it may open, and its timers (set-up deadline, idle PING and its ACK deadline, idle
 /// close). `Connection` feeds it events and performs the actions it returns, so every rule here is
@@ -110,9 +112,9 @@ struct ConnectionState {
         var openStreams = 0
         /// When the peer was last heard from. Only received bytes count: writes to a peer that is
         /// gone still succeed (into the kernel's buffer) and must not keep the PING away.
-        var lastActivity: ContinuousClock.Instant
-        var lastRequest: ContinuousClock.Instant
-        var pingSentAt: ContinuousClock.Instant?
+        var lastActivity: StoredInstant
+        var lastRequest: StoredInstant
+        var pingSentAt: StoredInstant?
     }
 
     /// Until the peer's SETTINGS arrive (nghttp2 assumes the same).
@@ -157,9 +159,9 @@ struct ConnectionState {
     var receivedFirstResponse: Bool { ready?.receivedFirstResponse ?? false }
     var peerMaxConcurrentStreams: Int { ready?.peerMaxConcurrentStreams ?? Self.initialPeerMaxConcurrentStreams }
     var openStreams: Int { ready?.openStreams ?? 0 }
-    var lastActivity: ContinuousClock.Instant? { ready?.lastActivity }
-    var lastRequest: ContinuousClock.Instant? { ready?.lastRequest }
-    var pingSentAt: ContinuousClock.Instant? { ready?.pingSentAt }
+    var lastActivity: ContinuousClock.Instant? { ready?.lastActivity.instant }
+    var lastRequest: ContinuousClock.Instant? { ready?.lastRequest.instant }
+    var pingSentAt: ContinuousClock.Instant? { ready?.pingSentAt?.instant }
 
     var isConnecting: Bool {
         switch stage {
@@ -205,15 +207,15 @@ struct ConnectionState {
     /// When the pool may close this connection as idle: ready, not draining, no stream open.
     var idleDeadline: ContinuousClock.Instant? {
         guard let ready, !ready.draining, ready.openStreams == 0 else { return nil }
-        return ready.lastRequest + parameters.idleTimeout
+        return ready.lastRequest.instant + parameters.idleTimeout
     }
 
     /// The earliest instant at which `tick` has something to do.
     var nextDeadline: ContinuousClock.Instant? {
         if isConnecting { return connectDeadline }
         guard let ready else { return nil }
-        if let pingSentAt = ready.pingSentAt { return pingSentAt + parameters.pingTimeout }
-        return ready.lastActivity + parameters.pingInterval
+        if let pingSentAt = ready.pingSentAt { return pingSentAt.instant + parameters.pingTimeout }
+        return ready.lastActivity.instant + parameters.pingInterval
     }
 
     // MARK: Set-up
@@ -251,7 +253,7 @@ struct ConnectionState {
     /// TLS is up with h2 selected and the session exists.
     mutating func handshakeCompleted(now: ContinuousClock.Instant) -> Action {
         guard stage == .tlsHandshake else { return notApplicable("handshakeCompleted") }
-        stage = .ready(Ready(lastActivity: now, lastRequest: now))
+        stage = .ready(Ready(lastActivity: StoredInstant(now), lastRequest: StoredInstant(now)))
         return .reportReady
     }
 
@@ -262,13 +264,13 @@ struct ConnectionState {
     }
 
     mutating func bytesReceived(now: ContinuousClock.Instant) {
-        updateReady("bytesReceived") { $0.lastActivity = now }
+        updateReady("bytesReceived") { $0.lastActivity = StoredInstant(now) }
     }
 
     mutating func streamOpened(now: ContinuousClock.Instant) {
         updateReady("streamOpened") { ready in
             ready.openStreams += 1
-            ready.lastRequest = now
+            ready.lastRequest = StoredInstant(now)
         }
         if case .ready = stage { rate?.started(now: now) }
     }
@@ -308,10 +310,10 @@ struct ConnectionState {
         }
         guard case .ready(var ready) = stage else { return .none }
         if let pingSentAt = ready.pingSentAt {
-            return now - pingSentAt >= parameters.pingTimeout ? .close(.pingUnanswered) : .none
+            return now - pingSentAt.instant >= parameters.pingTimeout ? .close(.pingUnanswered) : .none
         }
-        guard now - ready.lastActivity >= parameters.pingInterval else { return .none }
-        ready.pingSentAt = now
+        guard now - ready.lastActivity.instant >= parameters.pingInterval else { return .none }
+        ready.pingSentAt = StoredInstant(now)
         stage = .ready(ready)
         return .sendPing
     }
