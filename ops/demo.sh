@@ -31,7 +31,14 @@ echo "== starting the sandbox: APNs on 127.0.0.1:2197, FCM (with its OAuth token
   --rule '{"token":"'"$(printf 'dead%.0s' {1..16})"'","status":410,"reason":"Unregistered"}' \
   --rule '{"tokenPrefix":"5035","status":503,"reason":"ServiceUnavailable","times":1}' &
 pids+=($!)
-for _ in $(seq 1 100); do [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && port_open 2198 && port_open 8443 && break; sleep 0.1; done
+# Up when its ports answer and its files are written: the FCM key file comes after the port it
+# names, and on a first start after the key is made (RSA, which can take a second).
+sandbox_ready() {
+  [ -f "$state/sandbox/ca.pem" ] && port_open 2197 && port_open 2198 && port_open 8443 &&
+    /usr/bin/python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$state/sandbox/fcm-service-account.json" 2>/dev/null
+}
+for _ in $(seq 1 300); do sandbox_ready && break; sleep 0.1; done
+sandbox_ready || { echo "ops/demo.sh: the sandbox was not up after 30 s (its log above)" >&2; exit 1; }
 
 echo "== a VAPID key pair for the Web Push app (pushworker webpush keys): browsers subscribe with the public key"
 eval "$("$bin" webpush keys --shell)"
