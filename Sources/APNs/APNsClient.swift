@@ -52,6 +52,7 @@ public final class APNsClient: PushTransport {
     public var carriesRequestIDs: Bool { true }
     /// Requests APNs lets this client's connections have in flight now (`HTTP2Client.streamCapacity`).
     public var streamCapacity: Int { http.streamCapacity }
+    public func noteDemandHeldBack(_ heldBack: Bool) { http.noteDemandHeldBack(heldBack) }
 
     public func send(_ job: PushJob, to device: DeviceToken, requestID: String, completion: @escaping @Sendable (PushResult) -> Void) {
         let options = job.apns

@@ -75,6 +75,7 @@ public final class FCMClient: PushTransport {
         let capacity = http.streamCapacity
         return throttle.withLockedValue { $0.limit(capacity: capacity, now: clock.monotonic()) }
     }
+    public func noteDemandHeldBack(_ heldBack: Bool) { http.noteDemandHeldBack(heldBack) }
 
     public var counters: FCMClientCounters {
         var snapshot = counterBox.withLockedValue { $0 }

@@ -84,6 +84,12 @@ public final class HTTP2Client: Sendable {
     /// any). Callers size their own flow control from it.
     public var streamCapacity: Int { shared.streamCapacity.load(ordering: .relaxed) }
 
+    /// Whether the caller holds requests back because `streamCapacity` is full: the pacing then
+    /// raises its ceiling on timely answers though the requests on the wire stay below it.
+    public func noteDemandHeldBack(_ heldBack: Bool) {
+        shared.demandHeldBack.store(heldBack, ordering: .relaxed)
+    }
+
     /// Sends GOAWAY(NO_ERROR) and closes every connection, fails queued and in-flight requests
     /// with `.shutdown`, and returns once the I/O thread has exited.
     public func shutdown() async {

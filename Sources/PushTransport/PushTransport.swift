@@ -15,6 +15,9 @@ public protocol PushTransport: AnyObject, Sendable {
 
     /// Requests the platform lets the app's connections have in flight now.
     var streamCapacity: Int { get }
+    /// Whether the worker holds notifications back because the apps' `streamCapacity` is full (not
+    /// its own `--max-in-flight`): a transport that paces its capacity may then raise it.
+    func noteDemandHeldBack(_ heldBack: Bool)
     var statistics: TransportStatistics { get }
     /// Credentials put in use since the transport started: new provider tokens (APNs token auth,
     /// FCM access tokens); 0 where the platform has none to renew.
@@ -37,6 +40,7 @@ public protocol PushTransport: AnyObject, Sendable {
 }
 
 extension PushTransport {
+    public func noteDemandHeldBack(_ heldBack: Bool) {}
     public var credentialRenewals: Int { 0 }
     public var failureReasonsAreLabels: Bool { true }
 }

@@ -32,6 +32,7 @@ public final class WebPushClient: PushTransport {
     }
 
     public var streamCapacity: Int { pools.streamCapacity }
+    public func noteDemandHeldBack(_ heldBack: Bool) { pools.noteDemandHeldBack(heldBack) }
     public var statistics: TransportStatistics { TransportStatistics(pools.statistics) }
     /// A push service names each message by its `Location`.
     public var carriesRequestIDs: Bool { false }

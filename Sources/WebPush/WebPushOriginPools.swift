@@ -16,6 +16,8 @@ final class WebPushOriginPools: Sendable {
         /// is still running must not race the process's exit).
         var closing: [ObjectIdentifier: Task<Void, Never>] = [:]
         var sweeper: Task<Void, Never>?
+        /// The worker's last word on held-back demand, given to each new pool too.
+        var demandHeldBack = false
     }
 
     private let configuration: WebPushConfiguration
@@ -58,7 +60,9 @@ final class WebPushOriginPools: Sendable {
                 return .failure(.originsFull(state.table.maxOrigins))
             case .open(let shuttingDown):
                 close(shuttingDown, in: &state)
-                let pool = WebPushOriginPool.http2(HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger))
+                let client = HTTP2Client(configuration: clientConfiguration(for: origin), logger: logger)
+                if state.demandHeldBack { client.noteDemandHeldBack(true) }
+                let pool = WebPushOriginPool.http2(client)
                 state.table.opened(origin, pool: pool, now: now)
                 return .success(pool)
             }
@@ -143,6 +147,15 @@ final class WebPushOriginPools: Sendable {
         let open = state.withLockedValue { $0.table.entries.values.map(\.pool) }
         let perPool = configuration.maxConnectionsPerOrigin * configuration.maxStreamsPerConnection
         return open.reduce(0) { $0 + $1.streamCapacity } + max(0, configuration.maxOrigins - open.count) * perPool
+    }
+
+    /// Every HTTP/2 pool, and those made later, learn whether the worker holds demand back.
+    func noteDemandHeldBack(_ heldBack: Bool) {
+        let open = state.withLockedValue { state in
+            state.demandHeldBack = heldBack
+            return state.table.entries.values.map(\.pool)
+        }
+        for case .http2(let client) in open { client.noteDemandHeldBack(heldBack) }
     }
 
     var statistics: HTTP2ClientStatistics {

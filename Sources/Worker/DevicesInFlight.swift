@@ -10,6 +10,11 @@ import NIOConcurrencyHelpers
 /// budget, so the rest is always there for transactional ones (a password reset behind a
 /// broadcast); and whenever room comes back, waiting transactional rounds start before waiting
 /// bulk ones. Within a lane, rounds start in arrival order.
+///
+/// Rounds wait whole, so the pools may never see their paced capacity filled (rounds of 100
+/// against 256 stop at 200): whenever rounds wait because the pools' capacity, not the limit, is
+/// full, the transports are told (`demandHeldBack`), and a paced pool raises its ceiling on
+/// timely answers as if it were reached.
 final class DevicesInFlight: Sendable {
     private struct Waiting {
         var count: Int
@@ -45,6 +50,13 @@ final class DevicesInFlight: Sendable {
         var bulkInFlight = 0
         var transactional = Line()
         var bulk = Line()
+        /// What the transports were last told: rounds wait because their capacity is full.
+        var demandHeldBack = false
+
+        /// Rounds wait while the pools' capacity is below the limit: it, not `--max-in-flight`, holds them.
+        func holdsBackDemand(capacity: Int, limit: Int) -> Bool {
+            capacity < limit && !(transactional.isEmpty && bulk.isEmpty)
+        }
 
         /// A round larger than the whole budget starts once nothing else is in flight.
         func fits(_ share: Int, capacity: Int) -> Bool {
@@ -65,15 +77,32 @@ final class DevicesInFlight: Sendable {
     /// that it can never take the room kept for transactional rounds.
     let bulkLimit: Int
     private let streamCapacity: @Sendable () -> Int
+    private let demandHeldBack: @Sendable (Bool) -> Void
     private let state = NIOLockedValueBox(State())
 
-    /// - Parameter streamCapacity: how many requests the APNs connections take now (read for every round).
-    init(limit: Int, bulkSharePercent: Int = 80, streamCapacity: @escaping @Sendable () -> Int = { .max }) {
+    /// - Parameters:
+    ///   - streamCapacity: how many requests the apps' connections take now (read for every round).
+    ///   - demandHeldBack: told when rounds start or stop waiting for that capacity; called under
+    ///     the budget's lock, so that the transports see the changes in order: keep it short.
+    init(limit: Int, bulkSharePercent: Int = 80, streamCapacity: @escaping @Sendable () -> Int = { .max },
+         demandHeldBack: @escaping @Sendable (Bool) -> Void = { _ in }) {
         self.limit = max(1, limit)
         self.bulkSharePercent = min(100, max(1, bulkSharePercent))
         self.bulkLimit = max(1, self.limit * self.bulkSharePercent / 100)
         self.streamCapacity = streamCapacity
+        self.demandHeldBack = demandHeldBack
     }
+
+    /// Tells the transports when held-back demand appears or goes (rarely: not per round).
+    private func updateDemand(_ state: inout State, capacity: Int) {
+        let held = state.holdsBackDemand(capacity: capacity, limit: limit)
+        guard held != state.demandHeldBack else { return }
+        state.demandHeldBack = held
+        demandHeldBack(held)
+    }
+
+    /// Whether the transports were last told that rounds wait for their capacity.
+    var holdsBackDemand: Bool { state.withLockedValue { $0.demandHeldBack } }
 
     /// The budget now.
     var capacity: Int { max(1, min(limit, streamCapacity())) }
@@ -100,6 +129,7 @@ final class DevicesInFlight: Sendable {
                     return true
                 }
                 state.bulk.append(Waiting(count: share, start: start))
+                updateDemand(&state, capacity: capacity)
                 return false
             }
             if state.transactional.isEmpty, state.fits(share, capacity: capacity) {
@@ -107,6 +137,7 @@ final class DevicesInFlight: Sendable {
                 return true
             }
             state.transactional.append(Waiting(count: share, start: start))
+            updateDemand(&state, capacity: capacity)
             return false
         }
         if now { start() }
@@ -143,6 +174,10 @@ final class DevicesInFlight: Sendable {
                 state.inFlight += waiting.count
                 state.bulkInFlight += waiting.count
                 started(waiting)
+            }
+            // Nothing to tell while nothing waits and nothing was told (one round at a time).
+            if state.demandHeldBack || !state.transactional.isEmpty || !state.bulk.isEmpty {
+                updateDemand(&state, capacity: capacity)
             }
             return (first, more)
         }

@@ -49,9 +49,12 @@ final class JobProcessor: Sendable {
         self.gate = gate
         self.results = results
         self.tasks = tasks
-        self.devicesInFlight = DevicesInFlight(limit: configuration.maxInFlight, bulkSharePercent: configuration.bulkSharePercent) {
-            roster.current.apps.allValues.reduce(0) { $0 + $1.transport.streamCapacity }
-        }
+        self.devicesInFlight = DevicesInFlight(
+            limit: configuration.maxInFlight, bulkSharePercent: configuration.bulkSharePercent,
+            streamCapacity: { roster.current.apps.allValues.reduce(0) { $0 + $1.transport.streamCapacity } },
+            demandHeldBack: { held in
+                for app in roster.current.apps.allValues { app.transport.noteDemandHeldBack(held) }
+            })
         self.prefetchTuner = configuration.tunesPrefetch
             ? PrefetchTuner(initial: Int(configuration.prefetch), maxInFlight: configuration.maxInFlight,
                             maxBytesInFlight: configuration.maxBytesInFlight)

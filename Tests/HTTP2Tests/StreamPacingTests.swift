@@ -67,6 +67,28 @@ import Testing
         #expect(pacing.ceiling == nil)
     }
 
+    /// A caller that reserves whole rounds (two of 100 against 256) never fills the ceiling. While
+    /// it says it holds more back, timely answers raise the ceiling all the same; without that word
+    /// they do not, and a slow answer cuts either way.
+    @Test func heldBackDemandRaisesTheCeilingThoughItIsNotReached() {
+        var pacing = StreamPacing(requestTimeout: .seconds(30))
+        for _ in 0..<1000 {
+            #expect(pacing.answered(after: .milliseconds(100), inFlight: 200, capacity: 4000, now: origin) == nil)
+        }
+        var changes: [StreamPacing.Change] = []
+        for _ in 0..<4000 {
+            if let change = pacing.answered(after: .milliseconds(100), inFlight: 200, capacity: 4000, demandHeldBack: true, now: origin) {
+                changes.append(change)
+            }
+        }
+        #expect(changes == [.raised(to: 512), .raised(to: 1024), .raised(to: 2048), .unpaced])
+
+        var slow = StreamPacing(requestTimeout: .seconds(30))
+        #expect(slow.answered(after: .seconds(8), inFlight: 200, capacity: 4000, demandHeldBack: true, now: origin) == .cut(to: 100))
+        #expect(slow.answered(after: .milliseconds(100), inFlight: 100, capacity: 4000, demandHeldBack: true, now: origin) == nil,
+                "after a cut the raise is by a quarter, once a ceiling's worth came in time")
+    }
+
     /// Workers sharing one server that answers `perSecond` requests, first come first served,
     /// each keeping as many requests on the wire as it may and more always waiting. Unpaced, each
     /// request waits (all workers' streams) / perSecond: 3 × 4,000 / 500 = 24 s, near the 30 s

@@ -100,6 +100,39 @@ struct FlowControlTests {
         #expect(budget.current == 3)
     }
 
+    /// Rounds of 100 against a paced capacity of 256 wait with 200 in flight, so the pools never see
+    /// their ceiling reached: the transports hear that rounds wait for their capacity, and hear it
+    /// end when nothing waits. Bulk rounds waiting for their share of that capacity count too;
+    /// rounds that wait for `--max-in-flight` say nothing (no capacity would let them start).
+    @Test func roundsWaitingForThePoolsCapacityAreToldToTheTransports() {
+        let told = NIOLockedValueBox<[Bool]>([])
+        let budget = DevicesInFlight(limit: 4000, streamCapacity: { 256 }, demandHeldBack: { held in told.withLockedValue { $0.append(held) } })
+        let started = Started()
+        for name in ["a", "b", "c"] { budget.acquire(100, then: started.callback(name)) }
+        #expect(started.names == ["a", "b"])
+        #expect(told.withLockedValue { $0 } == [true])
+        #expect(budget.holdsBackDemand)
+        budget.release(100)
+        #expect(started.names == ["a", "b", "c"])
+        #expect(told.withLockedValue { $0 } == [true, false])
+        budget.release(100)
+        budget.release(100)
+        #expect(told.withLockedValue { $0 } == [true, false], "said once each way, not per round")
+
+        for name in ["bulk1", "bulk2", "bulk3"] { budget.acquire(100, bulk: true, then: started.callback(name)) }
+        #expect(started.names == ["a", "b", "c", "bulk1", "bulk2"], "200 of a bulk share of 204")
+        #expect(told.withLockedValue { $0 } == [true, false, true])
+        budget.release(100, bulk: true)
+        #expect(told.withLockedValue { $0 } == [true, false, true, false])
+
+        let limitTold = NIOLockedValueBox<[Bool]>([])
+        let limited = DevicesInFlight(limit: 200, streamCapacity: { 10_000 }, demandHeldBack: { held in limitTold.withLockedValue { $0.append(held) } })
+        for name in ["x", "y", "z"] { limited.acquire(100, then: started.callback(name)) }
+        #expect(started.names.suffix(2) == ["x", "y"])
+        #expect(limitTold.withLockedValue { $0 }.isEmpty)
+        #expect(!limited.holdsBackDemand)
+    }
+
     /// A round larger than the live capacity (a 1,000-device chunk while APNs allows 4 streams)
     /// starts alone once nothing is in flight, and gives back exactly what it took.
     @Test func aRoundLargerThanTheLiveCapacityStartsAlone() {

@@ -26,6 +26,8 @@ final class ClientShared: Sendable {
     let pingsAcknowledged = Atomic(0)
     /// Read on every job (`HTTP2Client.streamCapacity`), so apart from the locked snapshot.
     let streamCapacity: Synchronization.Atomic<Int>
+    /// Set by the caller (`HTTP2Client.noteDemandHeldBack`), read by the pacing on each answer.
+    let demandHeldBack = Atomic(false)
 
     init(initialStreamCapacity: Int) {
         streamCapacity = Atomic(initialStreamCapacity)

@@ -26,7 +26,8 @@ extension ConnectionPool: ConnectionDelegate {
 
     func connection(_ connection: Connection, closedStreamAnsweredAfter latency: Duration?) {
         if latency != nil { shared.requestsCompleted.add(1, ordering: .relaxed) }
-        paced(machine.streamClosed(connection.id, answeredAfter: latency, now: .now))
+        paced(machine.streamClosed(connection.id, answeredAfter: latency,
+                                   demandHeldBack: shared.demandHeldBack.load(ordering: .relaxed), now: .now))
     }
 
     func connection(_ connection: Connection, refused request: PendingRequest) {

@@ -278,7 +278,9 @@ struct ConnectionPoolStateMachine {
     }
 
     /// A request's stream closed on a connection; `answeredAfter` when a response arrived.
-    mutating func streamClosed(_ id: ConnectionID, answeredAfter latency: Duration?, now: ContinuousClock.Instant) -> Action {
+    /// `demandHeldBack`: the pool's caller holds requests back because the pool's capacity is full.
+    mutating func streamClosed(_ id: ConnectionID, answeredAfter latency: Duration?, demandHeldBack: Bool = false,
+                               now: ContinuousClock.Instant) -> Action {
         guard let index = index(of: id) else {
             assertionFailure("streams close only on connections the pool still holds")
             return .none
@@ -295,7 +297,8 @@ struct ConnectionPoolStateMachine {
         }
         guard let latency else { return .none }
         // The answered stream counts as in flight: the pace is judged by what was on the wire.
-        return paced(pacing.answered(after: latency, inFlight: streamsInFlight + 1, capacity: connectionCapacity, now: now))
+        return paced(pacing.answered(after: latency, inFlight: streamsInFlight + 1, capacity: connectionCapacity,
+                                     demandHeldBack: demandHeldBack, now: now))
     }
 
     /// REFUSED_STREAM or above a GOAWAY's last stream id: the server did not process it. `refusals`

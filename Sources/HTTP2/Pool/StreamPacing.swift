@@ -12,6 +12,10 @@
 ///   reached: against a healthy APNs, answering in milliseconds, the ceiling is gone within a few
 ///   round trips, and a pool whose server falls behind from the first request never put more on
 ///   the wire than it could answer in time.
+/// - "Reached" also counts when the caller holds requests back because this capacity is full
+///   (`demandHeldBack`): a caller that reserves whole rounds (100 devices at a time against 256)
+///   stops below the ceiling and would otherwise never see it raised. As in TCP's congestion
+///   window validation (RFC 7661), the ceiling grows only while it is what limits the sender.
 /// - An answer slower than `slowAnswer`, or a request that timed out on the wire, halves the
 ///   ceiling from what is in flight now, to no less than `floor`. The answers to requests sent
 ///   before a cut are still slow, so the next cut waits `slowAnswer`.
@@ -46,10 +50,12 @@ struct StreamPacing: Equatable, Sendable {
     }
 
     /// A response arrived `latency` after its request went out, with `inFlight` requests (this one
-    /// included) on the wire and `capacity` streams on the connections.
-    mutating func answered(after latency: Duration, inFlight: Int, capacity: Int, now: ContinuousClock.Instant) -> Change? {
+    /// included) on the wire and `capacity` streams on the connections. `demandHeldBack`: the
+    /// caller holds more back because what the pool allows is full.
+    mutating func answered(after latency: Duration, inFlight: Int, capacity: Int, demandHeldBack: Bool = false,
+                           now: ContinuousClock.Instant) -> Change? {
         if latency >= slowAnswer { return slow(inFlight: inFlight, now: now) }
-        guard let ceiling, latency * 2 < slowAnswer, inFlight >= ceiling else { return nil }
+        guard let ceiling, latency * 2 < slowAnswer, inFlight >= ceiling || demandHeldBack else { return nil }
         fastAnswers += 1
         guard fastAnswers >= ceiling else { return nil }
         fastAnswers = 0
