@@ -37,18 +37,22 @@ import Testing
     }
 
     /// Against a plain set as the model: whatever the order of acks, the window agrees on which tags
-    /// are outstanding, and every planned frame settles exactly the tags it should.
+    /// are outstanding and whose consumer each is, and every planned frame settles exactly the tags
+    /// it should.
     @Test func windowAgreesWithASetUnderRandomOperations() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<50 {
             var unacked = UnackedDeliveries()
             var model = Set<UInt64>()
+            var consumers: [UInt64: Int] = [:]
             var nextTag: UInt64 = 1
             for _ in 0..<400 {
                 switch Int.random(in: 0..<10, using: &generator) {
                 case 0..<4:
-                    unacked.insert(nextTag)
+                    let consumer = Int.random(in: 0..<3, using: &generator)
+                    unacked.insert(nextTag, consumer: consumer)
                     model.insert(nextTag)
+                    consumers[nextTag] = consumer
                     nextTag += 1
                 case 4..<6:
                     let tag = UInt64.random(in: 1...nextTag + 2, using: &generator)
@@ -87,6 +91,9 @@ import Testing
                 for tag in 1...nextTag + 1 where unacked.contains(tag) != model.contains(tag) {
                     Issue.record("tag \(tag): window \(unacked.contains(tag)), model \(model.contains(tag))")
                 }
+                for tag in 1...nextTag + 1 where unacked.consumer(of: tag) != (model.contains(tag) ? consumers[tag] : nil) {
+                    Issue.record("tag \(tag): consumer \(String(describing: unacked.consumer(of: tag))), model \(String(describing: consumers[tag]))")
+                }
             }
         }
     }
@@ -98,13 +105,13 @@ import Testing
         var unacked = UnackedDeliveries()
         var largestSpan = 0
         for tag in UInt64(1)...100_000 {
-            unacked.insert(tag)
+            unacked.insert(tag, consumer: tag == 1 ? 2 : 0)
             if tag > 1, tag % 2 == 0 { _ = unacked.planAcks([tag - 1 == 1 ? tag : tag - 1, tag]) }
             largestSpan = max(largestSpan, unacked.windowSpan)
         }
         #expect(unacked.oldest == 1 && unacked.contains(1))
         #expect(largestSpan <= 2 * UnackedDeliveries.stragglerSweepSpan, "span \(largestSpan)")
-        #expect(unacked.stragglers == [1])
+        #expect(unacked.stragglers == [1] && unacked.consumer(of: 1) == 2, "a straggler keeps its consumer")
         unacked.insert(100_001)
         let (plan, held, _) = unacked.planAcks([100_001], holdingGaps: true)
         #expect(plan.isEmpty && held == [100_001])

@@ -155,7 +155,7 @@ import Testing
 
     /// Two consumers: each delivery reaches its own consumer; a retune of one cancels it while the
     /// other keeps delivering, deliveries sent before the cancel-ok still reach it, and it starts
-    /// again with the new prefetch on the cancel-ok. Acks wait for at most half the smallest prefetch.
+    /// again with the new prefetch on the cancel-ok. Acks wait for at most half of their own consumer's prefetch.
     @Test func twoConsumersRetuneOneWhileTheOtherDelivers() {
         var machine = connected(queues: ["a", "b"], prefetch: 8)
         let first = Self.describe([machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1", deliveryTag: 1)])
@@ -166,18 +166,21 @@ import Testing
         let inFlight = Self.describe([machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1", deliveryTag: 3)])
         let other = Self.describe([machine.delivered(channel: ConnectionChannels.consume, wireTag: "pushworker.2.2", deliveryTag: 4)])
         #expect(inFlight == ["deliver 1.3 to 0"] && other == ["deliver 1.4 to 1"])
-        #expect(machine.consumers.smallestActivePrefetch == 4, "a prefetch on its way down applies at once")
+        #expect(machine.consumers.activePrefetches == [4, 8], "a prefetch on its way down applies at once")
         let unknown = Self.describe([machine.delivered(channel: ConnectionChannels.consume, wireTag: "someone.else", deliveryTag: 5)])
         #expect(unknown == ["requeue 5"])
 
         #expect(Self.describe(machine.cancelOk(channel: ConnectionChannels.consume, wireTag: "pushworker.1.1")) == ["start a pushworker.1.3 4"])
         #expect(Self.describe(machine.consumeOk(channel: ConnectionChannels.consume, wireTag: "pushworker.1.3")) == ["report consumerStarted(queue: \"a\")"])
 
-        // Two single acks are half of the prefetch of 4: they go now, as one multiple.
-        #expect(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 1), multiple: false, requeue: nil, now: start).isEmpty)
+        // One ack each is below half of either prefetch: they wait for the ack delay.
         #expect(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 2), multiple: false, requeue: nil, now: start).isEmpty)
+        #expect(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 3), multiple: false, requeue: nil, now: start).isEmpty)
+        #expect(Self.describe(machine.turnEnded(idle: false, hasBufferedFrames: true, now: start)) == ["flush"])
+        // A second ack of `a`'s deliveries is half of its prefetch of 4: all go now, as one multiple.
+        #expect(machine.settle(AMQPDeliveryTag(connectionGeneration: 1, value: 1), multiple: false, requeue: nil, now: start).isEmpty)
         let turn = Self.describe(machine.turnEnded(idle: false, hasBufferedFrames: true, now: start))
-        #expect(turn == ["acks 2+", "flush"])
+        #expect(turn == ["acks 3+", "flush"])
     }
 
     /// A pause while a retune's cancel is in flight: no second cancel; the admin request asked

@@ -23,9 +23,9 @@ import Testing
         for tag in UInt64(1)...4 { policy.delivered(tag) }
         policy.ackRequested(1, now: start)
         policy.ackRequested(2, now: start)
-        let early = policy.dueAcks(now: start + .microseconds(500), smallestPrefetch: .max)
+        let early = policy.dueAcks(now: start + .microseconds(500), prefetches: [])
         #expect(early.isEmpty)
-        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay, smallestPrefetch: .max)
+        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay, prefetches: [])
         #expect(acks.map(\.tag) == [2] && acks.map(\.multiple) == [true])
         #expect(policy.pendingAckCount == 0)
     }
@@ -36,10 +36,10 @@ import Testing
         policy.ackRequested(3, now: start)
         policy.ackRequested(4, now: start)
         // 1 is still in flight: nothing is due at the ack delay.
-        let held = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay * 10, smallestPrefetch: .max)
+        let held = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackDelay * 10, prefetches: [])
         #expect(held.isEmpty)
         #expect(policy.millisecondsUntilAcksDue(now: start) == 100)
-        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackHoldLimit, smallestPrefetch: .max)
+        let acks = policy.dueAcks(now: start + ConnectionPolicy.Timing().ackHoldLimit, prefetches: [])
         #expect(acks.map(\.tag) == [3, 4] && acks.allSatisfy { !$0.multiple })
     }
 
@@ -47,11 +47,52 @@ import Testing
         var policy = ConnectionPolicy()
         for tag in UInt64(1)...8 { policy.delivered(tag) }
         for tag in UInt64(2)...4 { policy.ackRequested(tag, now: start) }
-        #expect(policy.acksDue(now: start, smallestPrefetch: 8) == nil)
+        #expect(policy.acksDue(now: start, prefetches: [8]) == nil)
         policy.ackRequested(5, now: start)
-        #expect(policy.acksDue(now: start, smallestPrefetch: 8) == .all)
-        let all = policy.dueAcks(now: start, smallestPrefetch: 8)
+        #expect(policy.acksDue(now: start, prefetches: [8]) == .all)
+        let all = policy.dueAcks(now: start, prefetches: [8])
         #expect(all.map(\.tag) == [2, 3, 4, 5])
+    }
+
+    /// Each consumer's acks are held against its own prefetch: the bulk lane's window of 10 does not
+    /// send the job queue's acks (window 8,000) one by one once five of them wait behind a gap.
+    @Test func acksAreHeldAgainstTheirOwnConsumersPrefetch() {
+        var policy = ConnectionPolicy()
+        let prefetches = [8_000, 10]
+        for tag in UInt64(1)...20 { policy.delivered(tag, consumer: 0) }
+        for tag in UInt64(21)...30 { policy.delivered(tag, consumer: 1) }
+        // 1 is still in flight: the job queue's acks wait for it.
+        for tag in UInt64(2)...20 { policy.ackRequested(tag, now: start) }
+        #expect(policy.acksDue(now: start + ConnectionPolicy.Timing().ackDelay, prefetches: prefetches) == nil)
+        for tag in UInt64(21)...24 { policy.ackRequested(tag, now: start) }
+        #expect(policy.acksDue(now: start, prefetches: prefetches) == nil)
+        // Half the bulk lane's window waits: everything goes.
+        policy.ackRequested(25, now: start)
+        #expect(policy.acksDue(now: start, prefetches: prefetches) == .all)
+        let all = policy.dueAcks(now: start, prefetches: prefetches)
+        #expect(all.map(\.tag) == Array(2...25) && policy.pendingAckCount == 0)
+    }
+
+    /// Acks held behind a gap are timed from when each was asked for: an earlier batch that went out
+    /// does not make them due (with the batch's time, acks that kept coming a little out of order
+    /// all went one by one once the first batch was 100 ms old).
+    @Test func heldAcksCountTheirHoldFromTheirOwnRequest() {
+        var policy = ConnectionPolicy()
+        let timing = ConnectionPolicy.Timing()
+        for tag in UInt64(1)...4 { policy.delivered(tag) }
+        policy.ackRequested(1, now: start)
+        let late = start + timing.ackHoldLimit - .milliseconds(10)
+        policy.ackRequested(3, now: late)
+        // 1 goes (the oldest run); 3 waits for 2.
+        let first = policy.dueAcks(now: late, prefetches: [])
+        #expect(first.map(\.tag) == [1] && policy.pendingAckCount == 1)
+        #expect(policy.dueAcks(now: start + timing.ackHoldLimit, prefetches: []).isEmpty, "3 has waited 10 ms, not 100")
+        policy.ackRequested(2, now: start + timing.ackHoldLimit)
+        let run = policy.dueAcks(now: start + timing.ackHoldLimit + timing.ackDelay, prefetches: [])
+        #expect(run.map(\.tag) == [3] && run.map(\.multiple) == [true])
+        // Alone behind a gap, an ack still goes after the hold limit of its own.
+        policy.ackRequested(4, now: late)
+        #expect(policy.dueAcks(now: late + timing.ackHoldLimit, prefetches: []).map(\.tag) == [4])
     }
 
     @Test func aFullBatchIncludingTheOldestGoesAtOnce() {
@@ -59,9 +100,9 @@ import Testing
         let batch = UInt64(policy.timing.ackBatch)
         for tag in 1...batch + 1 { policy.delivered(tag) }
         for tag in 1..<batch { policy.ackRequested(tag, now: start) }
-        #expect(policy.acksDue(now: start, smallestPrefetch: .max) == nil)
+        #expect(policy.acksDue(now: start, prefetches: []) == nil)
         policy.ackRequested(batch, now: start)
-        let acks = policy.dueAcks(now: start, smallestPrefetch: .max)
+        let acks = policy.dueAcks(now: start, prefetches: [])
         #expect(acks.map(\.tag) == [batch])
     }
 

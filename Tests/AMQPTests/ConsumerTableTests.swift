@@ -26,7 +26,7 @@ import Testing
         #expect(same == .unchanged(tag: "pushworker.1"))
         let other = table.consume(queue: "other", prefetch: 5, maxBodyBytes: 1)
         #expect(other == .start(tag: "pushworker.2"))
-        #expect(table.count == 2 && table.smallestActivePrefetch == 5)
+        #expect(table.count == 2 && table.activePrefetches == [10, 5])
         #expect(!table.changeInFlight)
     }
 
@@ -37,7 +37,7 @@ import Testing
         #expect(retune == .cancelThenStart(tag: "pushworker.1"))
         #expect(table.changeInFlight)
         // The broker still runs the old prefetch until the restart.
-        #expect(table.smallestActivePrefetch == 10)
+        #expect(table.activePrefetches == [10])
         let again = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1)
         #expect(again == .startAfterCancel(tag: "pushworker.1"))
         let startAgain = table.cancelConfirmed("pushworker.1")
@@ -47,7 +47,7 @@ import Testing
         #expect(table.changeInFlight, "until its consume-ok")
         _ = table.started("pushworker.1")
         #expect(table["pushworker.1"]?.atBroker == .consuming(prefetch: 30))
-        #expect(table.smallestActivePrefetch == 30 && !table.changeInFlight)
+        #expect(table.activePrefetches == [30] && !table.changeInFlight)
     }
 
     /// Stops: one cancel however many stops; a stop during a restart's cancel leaves it stopped, and
@@ -134,7 +134,7 @@ import Testing
         #expect(table["pushworker.1"]?.atBroker == .cancelling(prefetch: 10))
         let startAgain = table.cancelConfirmed("pushworker.1")
         #expect(!startAgain)
-        #expect(!table.changeInFlight && table.smallestActivePrefetch == Int.max)
+        #expect(!table.changeInFlight && table.activePrefetches == [Int.max])
     }
 
     /// A retune during a start: cancel on the consume-ok, start with the newest prefetch on the
@@ -145,7 +145,7 @@ import Testing
         table.starting("pushworker.1")
         let retune = table.consume(queue: "q", prefetch: 20, maxBodyBytes: 1)
         #expect(retune == .startAfterCancel(tag: "pushworker.1"))
-        #expect(table.smallestActivePrefetch == 10)
+        #expect(table.activePrefetches == [10])
         let newest = table.consume(queue: "q", prefetch: 30, maxBodyBytes: 1)
         #expect(newest == .startAfterCancel(tag: "pushworker.1"))
         #expect(table.started("pushworker.1") == .cancelNow)

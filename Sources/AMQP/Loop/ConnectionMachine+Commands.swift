@@ -44,7 +44,7 @@ extension ConnectionMachine {
     /// A batch of commands was taken: acks that became due go out with it.
     mutating func commandsTaken(now: @autoclosure () -> Instant) -> Action? {
         guard case .connected = phase else { return nil }
-        let acks = live.policy.dueAcks(now: now(), smallestPrefetch: consumers.smallestActivePrefetch)
+        let acks = live.policy.dueAcks(now: now(), prefetches: consumers.activePrefetches)
         return acks.isEmpty ? nil : .sendAcks(acks)
     }
 

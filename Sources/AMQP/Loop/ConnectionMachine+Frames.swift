@@ -5,7 +5,7 @@ extension ConnectionMachine {
         guard channel == ConnectionChannels.consume, case .connected(let generation) = phase,
               let index = consumers.deliveryConsumerIndex(wireTag: wireTag)
         else { return .requeueUnknownDelivery(channel: channel, deliveryTag: deliveryTag, wireTag: wireTag) }
-        live.policy.delivered(deliveryTag)
+        live.policy.delivered(deliveryTag, consumer: index)
         return .deliver(consumer: index, tag: AMQPDeliveryTag(connectionGeneration: generation, value: deliveryTag))
     }
 

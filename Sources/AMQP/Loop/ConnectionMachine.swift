@@ -220,7 +220,7 @@ struct ConnectionMachine {
     mutating func turnEnded(idle: Bool, hasBufferedFrames: Bool, now: Instant) -> [Action] {
         guard case .connected = phase else { return [] }
         var actions: [Action] = []
-        let acks = live.policy.dueAcks(now: now, smallestPrefetch: consumers.smallestActivePrefetch)
+        let acks = live.policy.dueAcks(now: now, prefetches: consumers.activePrefetches)
         if !acks.isEmpty { actions.append(.sendAcks(acks)) }
         switch live.policy.checkConfirms(now: now) {
         case .fine: break

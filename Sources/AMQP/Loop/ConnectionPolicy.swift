@@ -17,9 +17,21 @@ struct ConnectionPolicy<Publish> {
     let timing: Timing
     private(set) var unacked = UnackedDeliveries()
     private(set) var confirms = PublishConfirms<Publish>()
-    /// Single acks not yet sent, in the order they were asked for; since when the oldest waits.
-    private var pendingAcks: [UInt64] = []
-    private var pendingAcksSince: Instant?
+    /// A single ack not yet sent, when it was asked for, and its delivery's consumer (-1: a tag
+    /// the channel does not know, dropped when the acks go).
+    private struct PendingAck {
+        var tag: UInt64
+        var requestedAt: StoredInstant
+        var consumer: Int
+    }
+    /// Single acks not yet sent, in the order they were asked for: the first has waited longest.
+    /// Each keeps its own time, so that acks held behind a gap are timed from when they were
+    /// asked for, not from an earlier batch that has gone out (with one time for the batch, acks
+    /// that kept arriving a little out of order were all sent as singles once 100 ms had passed).
+    private var pendingAcks: [PendingAck] = []
+    private var pendingAcksSince: Instant? { pendingAcks.first?.requestedAt.instant }
+    /// How many of `pendingAcks` belong to each consumer, by its index: held against its prefetch.
+    private var pendingAcksByConsumer: [Int] = []
     /// Whether `pendingAcks` holds the oldest unacked delivery (then they can start with a `multiple`).
     private var pendingAcksIncludeOldest = false
     /// Since when publishes have waited for a confirm without any arriving (nil: none waits).
@@ -38,14 +50,21 @@ struct ConnectionPolicy<Publish> {
 
     // MARK: Deliveries and acks
 
-    mutating func delivered(_ tag: UInt64) {
-        unacked.insert(tag)
+    /// `consumer`: the index of the consumer it went to (`ConsumerTable`).
+    mutating func delivered(_ tag: UInt64, consumer: Int = 0) {
+        unacked.insert(tag, consumer: consumer)
     }
 
     /// A single ack of the current connection: it waits to go out with others (`dueAcks`).
     mutating func ackRequested(_ tag: UInt64, now: @autoclosure () -> Instant) {
-        if pendingAcks.isEmpty { pendingAcksSince = now() }
-        pendingAcks.append(tag)
+        let consumer = unacked.consumer(of: tag) ?? -1
+        pendingAcks.append(PendingAck(tag: tag, requestedAt: StoredInstant(now()), consumer: consumer))
+        if consumer >= 0 {
+            if consumer >= pendingAcksByConsumer.count {
+                pendingAcksByConsumer.append(contentsOf: repeatElement(0, count: consumer + 1 - pendingAcksByConsumer.count))
+            }
+            pendingAcksByConsumer[consumer] += 1
+        }
         if tag == unacked.oldest { pendingAcksIncludeOldest = true }
     }
 
@@ -59,20 +78,28 @@ struct ConnectionPolicy<Publish> {
     ///   oldest (`rabbit_channel:collect_acks`), so singles sent past thousands of deliveries
     ///   still in flight cost it more than the jobs did (measured:
     ///   docs/evidence/code-measurements.md#batched-acks).
-    /// - `all`, singles included: once they waited `ackHoldLimit`, or half the prefetch window
-    ///   waits on them, so a slow job never holds the acks of later ones for long and the broker
-    ///   never runs out of window because of the wait.
-    /// `smallestPrefetch`: of the active consumers (`ConsumerTable.smallestActivePrefetch`).
-    func acksDue(now: Instant, smallestPrefetch: Int) -> AckFlush? {
+    /// - `all`, singles included: once one waited `ackHoldLimit`, or half of a consumer's
+    ///   prefetch window waits on them, so a slow job never holds the acks of later ones for long
+    ///   and the broker never runs out of a consumer's window because of the wait.
+    /// `prefetches`: each consumer's, by index (`ConsumerTable.activePrefetches`).
+    func acksDue(now: Instant, prefetches: [Int]) -> AckFlush? {
         guard let since = pendingAcksSince, !pendingAcks.isEmpty else { return nil }
-        if pendingAcks.count * 2 >= smallestPrefetch || now - since >= timing.ackHoldLimit { return .all }
+        if now - since >= timing.ackHoldLimit || fillsHalfAWindow(prefetches) { return .all }
         guard pendingAcksIncludeOldest, pendingAcks.count >= timing.ackBatch || now - since >= timing.ackDelay else { return nil }
         return .oldestRun
     }
 
+    /// Whether the acks waiting for some consumer's deliveries are half its prefetch.
+    private func fillsHalfAWindow(_ prefetches: [Int]) -> Bool {
+        for (consumer, waiting) in pendingAcksByConsumer.enumerated() where waiting > 0 {
+            if consumer < prefetches.count, waiting * 2 >= prefetches[consumer] { return true }
+        }
+        return false
+    }
+
     /// The ack frames due now (none when nothing is due).
-    mutating func dueAcks(now: @autoclosure () -> Instant, smallestPrefetch: Int) -> [AckFrame] {
-        guard !pendingAcks.isEmpty, let flush = acksDue(now: now(), smallestPrefetch: smallestPrefetch) else { return [] }
+    mutating func dueAcks(now: @autoclosure () -> Instant, prefetches: [Int]) -> [AckFrame] {
+        guard !pendingAcks.isEmpty, let flush = acksDue(now: now(), prefetches: prefetches) else { return [] }
         return takeAcks(holdingGaps: flush == .oldestRun)
     }
 
@@ -92,15 +119,19 @@ struct ConnectionPolicy<Publish> {
     /// The pending acks as frames; with `holdingGaps`, those after a gap stay pending.
     private mutating func takeAcks(holdingGaps: Bool) -> [AckFrame] {
         guard !pendingAcks.isEmpty else {
-            pendingAcksSince = nil
             pendingAcksIncludeOldest = false
             return []
         }
-        let (plan, held, _) = unacked.planAcks(pendingAcks, holdingGaps: holdingGaps)
-        pendingAcks.removeAll(keepingCapacity: true)
-        pendingAcks.append(contentsOf: held)
-        // Held acks keep their age: `ackHoldLimit` counts from the first of them.
-        if held.isEmpty { pendingAcksSince = nil }
+        let (plan, held, _) = unacked.planAcks(pendingAcks.map(\.tag), holdingGaps: holdingGaps)
+        // The held ones are still outstanding; they keep their order and times (`ackHoldLimit`
+        // counts from the first of them asked for).
+        for index in pendingAcksByConsumer.indices { pendingAcksByConsumer[index] = 0 }
+        if held.isEmpty {
+            pendingAcks.removeAll(keepingCapacity: true)
+        } else {
+            pendingAcks.removeAll { !unacked.contains($0.tag) }
+            for ack in pendingAcks where ack.consumer >= 0 { pendingAcksByConsumer[ack.consumer] += 1 }
+        }
         pendingAcksIncludeOldest = held.first != nil && held.first == unacked.oldest
         return plan
     }

@@ -12,13 +12,15 @@ import PushCore
 struct ConsumerTable {
     private var tagList = LengthFirstNames()
     private var consumers: [Consumer] = [] {
-        didSet { smallestActivePrefetch = Self.smallestPrefetch(of: consumers) }
+        didSet { activePrefetches = consumers.map(Self.activePrefetch) }
     }
-    /// The smallest prefetch that limits the broker now or soon: the one a consumer runs with,
-    /// and the one it will start with (0, unlimited, counts as no limit). Acks are held up to
-    /// half of it, so a prefetch on its way down applies at once and one on its way up only
-    /// once it runs. Kept current on every change, as it is read on every turn of the loop.
-    private(set) var smallestActivePrefetch = Int.max
+    /// Each consumer's prefetch that limits the broker now or soon, by its index: the smaller of
+    /// the one it runs with and the one it will start with (`Int.max`: unlimited, or not
+    /// consuming). A consumer's acks are held up to half of it, so a prefetch on its way down
+    /// applies at once and one on its way up only once it runs. Per consumer, not the smallest of
+    /// all: the bulk lane's prefetch of 10 held the job queue's acks (prefetch 8,000) to 5, and
+    /// they went one by one. Kept current on every change, as it is read on every turn of the loop.
+    private(set) var activePrefetches: [Int] = []
     /// Tags whose basic.consume was sent and not answered, oldest first (`consumeRefused`).
     var unansweredConsumes: [String] = []
     /// basic.consume methods sent, numbering the wire tags. UInt64 on purpose: one per start,
@@ -75,19 +77,17 @@ struct ConsumerTable {
         }
     }
 
-    private static func smallestPrefetch(of consumers: [Consumer]) -> Int {
+    private static func activePrefetch(of consumer: Consumer) -> Int {
         var smallest = Int.max
         func limit(_ prefetch: UInt16) {
             if prefetch > 0 { smallest = min(smallest, Int(prefetch)) }
         }
-        for consumer in consumers {
-            switch consumer.atBroker {
-            case .starting(let prefetch, _), .consuming(let prefetch), .cancelling(let prefetch):
-                limit(prefetch)
-                if consumer.wanted { limit(consumer.prefetch) }
-            case .none:
-                if consumer.wanted { limit(consumer.prefetch) }
-            }
+        switch consumer.atBroker {
+        case .starting(let prefetch, _), .consuming(let prefetch), .cancelling(let prefetch):
+            limit(prefetch)
+            if consumer.wanted { limit(consumer.prefetch) }
+        case .none:
+            if consumer.wanted { limit(consumer.prefetch) }
         }
         return smallest
     }

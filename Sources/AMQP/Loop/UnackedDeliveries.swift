@@ -5,18 +5,24 @@
 /// numbers a channel's deliveries 1, 2, 3…, so the outstanding ones are a window of flags from the
 /// oldest one on, not a hash set: no hashing per delivery, ack and plan.
 ///
+/// Each outstanding tag keeps the index of the consumer it went to (`consumer(of:)`), so that the
+/// acks waiting can be counted against that consumer's own prefetch window.
+///
 /// One delivery that stays unsettled while later ones flow would hold the window's start and grow
 /// it by a flag per delivery for as long as it stays. So once the window spans far more tags than
 /// it holds, the outstanding tags of its older half move to `stragglers` (a short sorted array)
 /// and that half is dropped: memory follows the number of unsettled deliveries (at most the
 /// prefetch), not the tags seen since the oldest.
 struct UnackedDeliveries {
-    /// `outstanding[i]` is whether tag `firstTag + i - head` still awaits its ack.
-    private var outstanding: [Bool] = []
+    /// `owners[i]` is 0 when tag `firstTag + i - head` is settled, else its consumer's index + 1.
+    /// Two bytes a tag: a connection has a few consumers, and an index past `UInt16.max - 1` (never
+    /// reached) is kept as that, as it only decides when acks are sent.
+    private var owners: [UInt16] = []
     private var head = 0
     private var firstTag: UInt64 = 1
-    /// Outstanding tags below `firstTag`, ascending.
+    /// Outstanding tags below `firstTag`, ascending, with their consumers' indices.
     private(set) var stragglers: [UInt64] = []
+    private var stragglerConsumers: [UInt16] = []
     private(set) var count = 0
     /// A window spanning this many tags is looked at for stragglers (then again at twice its span).
     static let stragglerSweepSpan = 4096
@@ -24,7 +30,7 @@ struct UnackedDeliveries {
 
     private var windowCount: Int { count - stragglers.count }
     /// The tags the window's flags span.
-    var windowSpan: Int { outstanding.count - head }
+    var windowSpan: Int { owners.count - head }
 
     /// The oldest tag still awaiting its ack.
     var oldest: UInt64? {
@@ -33,15 +39,21 @@ struct UnackedDeliveries {
     }
 
     func contains(_ tag: UInt64) -> Bool {
-        if tag < firstTag { return stragglerIndex(of: tag) != nil }
-        guard let slot = slot(of: tag) else { return false }
-        return outstanding[slot]
+        consumer(of: tag) != nil
     }
 
-    mutating func insert(_ tag: UInt64) {
+    /// The index of the consumer an outstanding tag went to; nil when it is not outstanding.
+    func consumer(of tag: UInt64) -> Int? {
+        if tag < firstTag { return stragglerIndex(of: tag).map { Int(stragglerConsumers[$0]) } }
+        guard let slot = slot(of: tag), owners[slot] != 0 else { return nil }
+        return Int(owners[slot]) - 1
+    }
+
+    mutating func insert(_ tag: UInt64, consumer: Int = 0) {
+        let owner = UInt16(clamping: max(0, consumer) + 1)
         if windowCount == 0, tag >= firstTag || stragglers.isEmpty {
             // Nothing outstanding in the window: restart it at this tag.
-            outstanding.removeAll(keepingCapacity: true)
+            owners.removeAll(keepingCapacity: true)
             head = 0
             firstTag = tag
             nextSweepSpan = Self.stragglerSweepSpan
@@ -49,17 +61,21 @@ struct UnackedDeliveries {
         guard tag >= firstTag else {
             // Below the window (never from a broker, which numbers upwards): kept as a straggler.
             let index = stragglers.partitioningIndex { $0 >= tag }
-            if index == stragglers.count || stragglers[index] != tag { stragglers.insert(tag, at: index); count += 1 }
+            if index == stragglers.count || stragglers[index] != tag {
+                stragglers.insert(tag, at: index)
+                stragglerConsumers.insert(owner - 1, at: index)
+                count += 1
+            }
             return
         }
         let end = firstTag + UInt64(windowSpan)
         guard tag >= end else {
-            if let slot = slot(of: tag), !outstanding[slot] { outstanding[slot] = true; count += 1 }
+            if let slot = slot(of: tag), owners[slot] == 0 { owners[slot] = owner; count += 1 }
             return
         }
         // Tags skipped by the broker (none in practice) are kept as settled.
-        for _ in end..<tag { outstanding.append(false) }
-        outstanding.append(true)
+        for _ in end..<tag { owners.append(0) }
+        owners.append(owner)
         count += 1
         if windowSpan >= nextSweepSpan { sweepStragglers() }
     }
@@ -68,11 +84,12 @@ struct UnackedDeliveries {
         if tag < firstTag {
             guard let index = stragglerIndex(of: tag) else { return }
             stragglers.remove(at: index)
+            stragglerConsumers.remove(at: index)
             count -= 1
             return
         }
-        guard let slot = slot(of: tag), outstanding[slot] else { return }
-        outstanding[slot] = false
+        guard let slot = slot(of: tag), owners[slot] != 0 else { return }
+        owners[slot] = 0
         count -= 1
         compact()
     }
@@ -85,12 +102,13 @@ struct UnackedDeliveries {
         if coveredStragglers > 0 {
             largest = stragglers[coveredStragglers - 1]
             stragglers.removeFirst(coveredStragglers)
+            stragglerConsumers.removeFirst(coveredStragglers)
             count -= coveredStragglers
         }
         var slot = head
-        while slot < outstanding.count, firstTag + UInt64(slot - head) <= tag {
-            if outstanding[slot] {
-                outstanding[slot] = false
+        while slot < owners.count, firstTag + UInt64(slot - head) <= tag {
+            if owners[slot] != 0 {
+                owners[slot] = 0
                 count -= 1
                 largest = firstTag + UInt64(slot - head)
             }
@@ -144,8 +162,8 @@ struct UnackedDeliveries {
             runLength += 1
         }
         var slot = head
-        while slot < outstanding.count, runLength < wanted.count {
-            if outstanding[slot] {
+        while slot < owners.count, runLength < wanted.count {
+            if owners[slot] != 0 {
                 guard firstTag + UInt64(slot - head) == wanted[runLength] else { break }
                 runLength += 1
             }
@@ -168,15 +186,15 @@ struct UnackedDeliveries {
 
     /// Drops settled tags from the front of the window.
     private mutating func compact() {
-        while head < outstanding.count, !outstanding[head] {
+        while head < owners.count, owners[head] == 0 {
             head += 1
             firstTag += 1
         }
-        if head == outstanding.count {
-            outstanding.removeAll(keepingCapacity: true)
+        if head == owners.count {
+            owners.removeAll(keepingCapacity: true)
             head = 0
-        } else if head > 4096, head * 2 > outstanding.count {
-            outstanding.removeFirst(head)
+        } else if head > 4096, head * 2 > owners.count {
+            owners.removeFirst(head)
             head = 0
         }
     }
@@ -187,12 +205,13 @@ struct UnackedDeliveries {
     private mutating func sweepStragglers() {
         let half = windowSpan / 2
         var outstandingInHalf = 0
-        for slot in head..<(head + half) where outstanding[slot] { outstandingInHalf += 1 }
+        for slot in head..<(head + half) where owners[slot] != 0 { outstandingInHalf += 1 }
         if outstandingInHalf * 8 <= half {
-            for slot in head..<(head + half) where outstanding[slot] {
+            for slot in head..<(head + half) where owners[slot] != 0 {
                 stragglers.append(firstTag + UInt64(slot - head))
+                stragglerConsumers.append(owners[slot] - 1)
             }
-            outstanding.removeFirst(head + half)
+            owners.removeFirst(head + half)
             head = 0
             firstTag += UInt64(half)
             compact()
