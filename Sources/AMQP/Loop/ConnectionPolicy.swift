@@ -26,8 +26,8 @@ struct ConnectionPolicy<Publish> {
     }
     /// Single acks not yet sent, in the order they were asked for: the first has waited longest.
     /// Each keeps its own time, so that acks held behind a gap are timed from when they were
-    /// asked for, not from an earlier batch that has gone out (with one time for the batch, acks
-    /// that kept arriving a little out of order were all sent as singles once 100 ms had passed).
+    /// asked for, not from an earlier batch that has gone out: with one time for the batch, acks
+    /// that keep arriving a little out of order all go as singles once the first batch is old.
     private var pendingAcks: [PendingAck] = []
     private var pendingAcksSince: Instant? { pendingAcks.first?.requestedAt.instant }
     /// How many of `pendingAcks` belong to each consumer, by its index: held against its prefetch.

@@ -18,8 +18,9 @@ struct ConsumerTable {
     /// the one it runs with and the one it will start with (`Int.max`: unlimited, or not
     /// consuming). A consumer's acks are held up to half of it, so a prefetch on its way down
     /// applies at once and one on its way up only once it runs. Per consumer, not the smallest of
-    /// all: the bulk lane's prefetch of 10 held the job queue's acks (prefetch 8,000) to 5, and
-    /// they went one by one. Kept current on every change, as it is read on every turn of the loop.
+    /// all: a small window (the bulk lane's) must not send a large one's acks one by one
+    /// (docs/evidence/PERFORMANCE.md, "Re-run at f9d252e"). Kept current on every change, as it
+    /// is read on every turn of the loop.
     private(set) var activePrefetches: [Int] = []
     /// Tags whose basic.consume was sent and not answered, oldest first (`consumeRefused`).
     var unansweredConsumes: [String] = []
